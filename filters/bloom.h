@@ -1,0 +1,93 @@
+// filters/bloom.h - classic Bloom filter (B. H. Bloom, "Space/time trade-offs in hash coding
+// with allowable errors", CACM 13(7), 1970).
+//
+// Layout: one array of m bits. A key sets k bits chosen by double hashing, g_i = a + i*b
+// (Kirsch and Mitzenmacher, "Less hashing, same performance", ESA 2006), from one 64-bit hash.
+//
+// Theory, n keys, m bits, k probes:
+//   FPR       = (1 - e^(-k n / m))^k
+//   bits/key  = m / n; for a target eps the optimum is log2(1/eps) / ln 2 = 1.44 log2(1/eps)
+//               bits per key with k = (m/n) ln 2 probes.
+// Sizing: from --fpr eps, m/n = log2(1/eps)/ln 2; from --bits-per-key B, m/n = B. Then
+// k = round((m/n) ln 2), at least 1; m is rounded up to whole 64-bit words.
+#pragma once
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "harness/filter.h"
+#include "harness/hashing.h"
+
+namespace amq {
+
+class Bloom {
+ public:
+  static constexpr std::string_view kName = "bloom";
+  static constexpr std::string_view kFamily = "bloom";
+  static constexpr std::string_view kParameters =
+      "--fpr eps: m/n = log2(1/eps)/ln2; --bits-per-key B: m/n = B; k = round(ln2 * m/n)";
+
+  explicit Bloom(const FilterParams& p)
+      : seed_(SpreadSeed(p.seed)),
+        bits_per_key_target_(p.bits_per_key > 0 ? p.bits_per_key
+                                                 : std::log2(1.0 / p.fpr_or_default()) /
+                                                       std::log(2.0)) {
+    const double wanted_bits = std::ceil(bits_per_key_target_ * static_cast<double>(p.capacity));
+    const std::size_t words = std::max<std::size_t>(1, (static_cast<std::size_t>(wanted_bits) + 63) / 64);
+    words_.assign(words, 0);
+    bits_ = words * 64;
+    probes_ = std::max(1, static_cast<int>(std::lround(bits_per_key_target_ * std::log(2.0))));
+  }
+
+  bool insert(std::uint64_t key) {
+    std::uint64_t a = HashKey(key, seed_);
+    const std::uint64_t b = std::rotl(a, 32) | 1;  // odd step: probes never all coincide
+    for (int i = 0; i < probes_; ++i, a += b) {
+      const std::uint64_t bit = ReduceRange(a, bits_);
+      words_[bit >> 6] |= 1ULL << (bit & 63);
+    }
+    ++keys_;
+    return true;
+  }
+
+  bool contains(std::uint64_t key) const {
+    std::uint64_t a = HashKey(key, seed_);
+    const std::uint64_t b = std::rotl(a, 32) | 1;
+    for (int i = 0; i < probes_; ++i, a += b) {
+      const std::uint64_t bit = ReduceRange(a, bits_);
+      // Early exit: most absent keys stop at the first or second probe.
+      if ((words_[bit >> 6] & (1ULL << (bit & 63))) == 0) return false;
+    }
+    return true;
+  }
+
+  std::size_t size_in_bytes() const { return words_.size() * sizeof(std::uint64_t); }
+  std::span<const std::uint8_t> bytes() const {
+    return {reinterpret_cast<const std::uint8_t*>(words_.data()), size_in_bytes()};
+  }
+
+  Theory theory() const {
+    const double n = static_cast<double>(keys_);
+    const double m = static_cast<double>(bits_);
+    return {std::pow(1.0 - std::exp(-probes_ * n / m), probes_), bits_per_key_target_};
+  }
+
+  void add_stats(Stats& s) const {
+    s["hash_probes"] = probes_;
+    s["bits"] = bits_;
+  }
+
+ private:
+  std::uint64_t seed_;
+  double bits_per_key_target_;
+  std::vector<std::uint64_t> words_;
+  std::uint64_t bits_ = 0;
+  int probes_ = 1;
+  std::size_t keys_ = 0;
+};
+
+}  // namespace amq

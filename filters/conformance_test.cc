@@ -1,0 +1,79 @@
+// filters/conformance_test.cc - the typed suite every filter in filters/all.h must pass:
+// no false negatives at n = 0, 1, 2, 1000, 100000; measured FPR inside a binomial band
+// around the filter's own theory; and the same seed building the same filter.
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "filters/all.h"
+#include "harness/kernels.h"
+#include "harness/stats.h"
+#include "workloads/uniform.h"
+
+namespace amq {
+namespace {
+
+template <class F>
+class Conformance : public ::testing::Test {};
+
+struct FilterNames {
+  template <class F>
+  static std::string GetName(int) {
+    return std::string(F::kName);
+  }
+};
+
+using AllTypes = Rebind<AllFilters, ::testing::Types>::type;
+TYPED_TEST_SUITE(Conformance, AllTypes, FilterNames);
+
+FilterParams ParamsFor(std::size_t n, std::uint64_t seed) {
+  FilterParams p;
+  p.capacity = n;
+  p.target_fpr = 0.01;
+  p.seed = seed;
+  return p;
+}
+
+TYPED_TEST(Conformance, NoFalseNegatives) {
+  for (std::size_t n : {0, 1, 2, 1000, 100000}) {
+    const auto keys = UniformKeys(42 + n, KeyStream::kMembers, n);
+    const auto built = Build<TypeParam>(keys, ParamsFor(n, 7));
+    EXPECT_TRUE(built.failed.empty()) << n << " keys: " << built.failed.size() << " refused";
+    std::size_t missing = 0;
+    for (std::uint64_t key : keys) missing += built.filter.contains(key) ? 0 : 1;
+    EXPECT_EQ(missing, 0u) << "false negatives at n = " << n;
+  }
+}
+
+TYPED_TEST(Conformance, FalsePositiveRateMatchesTheory) {
+  constexpr std::size_t kKeys = 100000, kNegatives = 1000000;
+  const auto keys = UniformKeys(1, KeyStream::kMembers, kKeys);
+  const auto negatives = UniformKeys(1, KeyStream::kNonMembers, kNegatives);
+  const auto built = Build<TypeParam>(keys, ParamsFor(kKeys, 3));
+  const std::size_t false_positives = CountContained(built.filter, negatives);
+  const double theory = built.filter.theory().fpr;
+  const Interval band = BinomialBand(kNegatives, theory);
+  EXPECT_GE(static_cast<double>(false_positives), band.low) << "theory FPR " << theory;
+  EXPECT_LE(static_cast<double>(false_positives), band.high) << "theory FPR " << theory;
+}
+
+TYPED_TEST(Conformance, SameSeedSameFilter) {
+  const auto keys = UniformKeys(5, KeyStream::kMembers, 20000);
+  const auto probes = UniformKeys(5, KeyStream::kNonMembers, 200000);
+  const auto a = Build<TypeParam>(keys, ParamsFor(keys.size(), 11));
+  const auto b = Build<TypeParam>(keys, ParamsFor(keys.size(), 11));
+  const auto other = Build<TypeParam>(keys, ParamsFor(keys.size(), 12));
+  ASSERT_EQ(a.filter.size_in_bytes(), b.filter.size_in_bytes());
+  const std::span<const std::uint8_t> x = a.filter.bytes(), y = b.filter.bytes(),
+                                      z = other.filter.bytes();
+  ASSERT_EQ(x.size(), y.size());
+  EXPECT_EQ(std::memcmp(x.data(), y.data(), x.size()), 0) << "same seed, different bytes";
+  EXPECT_FALSE(x.size() == z.size() && std::memcmp(x.data(), z.data(), x.size()) == 0)
+      << "the seed does not reach the hash";
+  std::size_t disagreements = 0;
+  for (std::uint64_t q : probes) disagreements += a.filter.contains(q) != b.filter.contains(q);
+  EXPECT_EQ(disagreements, 0u);
+}
+
+}  // namespace
+}  // namespace amq

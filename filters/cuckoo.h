@@ -1,0 +1,265 @@
+// filters/cuckoo.h - cuckoo filter (B. Fan, D. G. Andersen, M. Kaminsky, M. Mitzenmacher,
+// "Cuckoo Filter: Practically Better Than Bloom", ACM CoNEXT 2014).
+//
+// Layout: m = 2^p buckets of b = 4 slots, each slot an f-bit fingerprint (bit-packed; 0 marks
+// an empty slot, so fingerprints take the values 1 .. 2^f - 1). A key has two candidate
+// buckets by partial-key cuckoo hashing: i1 from the key's hash, i2 = i1 XOR hash(fp), so a
+// fingerprint can move to its other bucket without the key. m must be a power of two for the
+// XOR to stay in range and be an involution. hash(fp) = 0 is mapped to 1 (as in the seed's
+// lab) so the two buckets always differ.
+//
+// Theory, load alpha = stored / (4 m):
+//   FPR      = 1 - (1 - 1/(2^f - 1))^(2 b alpha)   ~ 2 b alpha / 2^f
+//              (a lookup compares against the 2b slots of two buckets, each occupied w.p. alpha)
+//   bits/key = f / alpha
+// Sizing: --fpr eps gives f = ceil(log2(1/eps)) + ceil(log2(2b)) (the paper's and the seed's
+// rule); --bits-per-key B gives f = floor(B * max_load); --max-load L gives the smallest power
+// of two m with 4 m >= n / L (default L = 0.95). cuckoo8/12/16 fix f and ignore --fpr.
+//
+// Insert tries both buckets, then evicts a random fingerprint from a random one of the two
+// and pushes it to its alternate bucket, up to max_kicks evictions. When that fails the
+// evictions are undone in reverse, so the table is exactly as before and the new key is
+// refused (insert returns false): a failed insert never loses an earlier key.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "filters/bit_packed.h"
+#include "harness/filter.h"
+#include "harness/hashing.h"
+
+namespace amq {
+
+namespace cuckoo_detail {
+constexpr std::string_view NameFor(int bits) {
+  switch (bits) {
+    case 0: return "cuckoo";
+    case 8: return "cuckoo8";
+    case 12: return "cuckoo12";
+    case 16: return "cuckoo16";
+    default: return "cuckoo_fixed";
+  }
+}
+}  // namespace cuckoo_detail
+
+// kFixedBits = 0: the fingerprint width comes from FilterParams at run time (4 .. 32 bits).
+template <int kFixedBits>
+class Cuckoo {
+  static_assert(kFixedBits == 0 || (kFixedBits >= 4 && kFixedBits <= 32));
+
+ public:
+  static constexpr int kSlotsPerBucket = 4;
+  static constexpr double kDefaultMaxLoad = 0.95;
+  static constexpr std::string_view kName = cuckoo_detail::NameFor(kFixedBits);
+  static constexpr std::string_view kFamily = "cuckoo";
+  static constexpr std::string_view kParameters =
+      kFixedBits ? "fixed f; --max-load L (default 0.95): buckets = smallest 2^p with 4*2^p >= n/L"
+                 : "--fpr eps: f = ceil(log2(1/eps)) + 3; --bits-per-key B: f = floor(B*L); "
+                   "f in 4..32; --max-load L (default 0.95): buckets = smallest 2^p >= n/(4L)";
+
+  static int FingerprintBitsFor(const FilterParams& p) {
+    if constexpr (kFixedBits != 0) {
+      return kFixedBits;
+    } else {
+      const double load = p.max_load > 0 ? p.max_load : kDefaultMaxLoad;
+      const int f = p.bits_per_key > 0
+                        ? static_cast<int>(std::floor(p.bits_per_key * load))
+                        : static_cast<int>(std::ceil(std::log2(1.0 / p.fpr_or_default()))) + 3;
+      return std::clamp(f, 4, 32);
+    }
+  }
+
+  explicit Cuckoo(const FilterParams& p)
+      : fingerprint_bits_(FingerprintBitsFor(p)),
+        seed_(SpreadSeed(p.seed)),
+        max_kicks_(p.max_kicks),
+        rng_(p.seed ^ 0x6b69636bULL) {
+    const double load = p.max_load > 0 ? p.max_load : kDefaultMaxLoad;
+    const double min_slots = std::ceil(static_cast<double>(p.capacity) / load);
+    std::uint64_t buckets = 2;  // two distinct candidate buckets need at least two
+    while (static_cast<double>(buckets * kSlotsPerBucket) < min_slots) buckets *= 2;
+    bucket_mask_ = buckets - 1;
+    slots_ = Slots(buckets * kSlotsPerBucket, fingerprint_bits_);
+  }
+
+  bool insert(std::uint64_t key) {
+    const auto [i1, fp] = IndexAndFingerprint(key);
+    const std::uint64_t i2 = AltIndex(i1, fp);
+    if (TryPlace(i1, fp) || TryPlace(i2, fp)) return Placed(0);
+
+    // Both buckets full: walk an eviction chain, remembering it so a failure can be undone.
+    path_.clear();
+    std::uint64_t bucket = (rng_.Next() & 1) ? i1 : i2;
+    std::uint64_t homeless = fp;
+    for (int kick = 1; kick <= max_kicks_; ++kick) {
+      const std::uint64_t slot = bucket * kSlotsPerBucket + (rng_.Next() & (kSlotsPerBucket - 1));
+      const std::uint64_t evicted = slots_.get(slot);
+      slots_.set(slot, homeless);
+      path_.push_back({slot, evicted});
+      homeless = evicted;
+      bucket = AltIndex(bucket, homeless);
+      if (TryPlace(bucket, homeless)) return Placed(kick);
+    }
+    // Undo: restore every evicted fingerprint in reverse order; `homeless` is then the
+    // new key's own fingerprint again, which we drop.
+    for (auto it = path_.rbegin(); it != path_.rend(); ++it) slots_.set(it->slot, it->previous);
+    ++insert_failures_;
+    if (!first_failure_load_) first_failure_load_ = load_factor();
+    return false;
+  }
+
+  bool contains(std::uint64_t key) const {
+    const auto [i1, fp] = IndexAndFingerprint(key);
+    return BucketHas(i1, fp) || BucketHas(AltIndex(i1, fp), fp);
+  }
+
+  bool erase(std::uint64_t key) {
+    const auto [i1, fp] = IndexAndFingerprint(key);
+    if (EraseFrom(i1, fp) || EraseFrom(AltIndex(i1, fp), fp)) {
+      --stored_;
+      return true;
+    }
+    return false;
+  }
+
+  std::size_t size_in_bytes() const { return slots_.size_in_bytes(); }
+  std::span<const std::uint8_t> bytes() const { return {slots_.data(), slots_.size_in_bytes()}; }
+  double load_factor() const { return static_cast<double>(stored_) / slots_.size(); }
+  int fingerprint_bits() const { return fingerprint_bits_; }
+  std::uint64_t buckets() const { return bucket_mask_ + 1; }
+
+  Theory theory() const {
+    const double alpha = load_factor();
+    const double per_slot = 1.0 / (std::ldexp(1.0, fingerprint_bits_) - 1.0);
+    const double fpr = -std::expm1(2.0 * kSlotsPerBucket * alpha * std::log1p(-per_slot));
+    return {fpr, alpha > 0 ? fingerprint_bits_ / alpha : 0.0};
+  }
+
+  void add_stats(Stats& s) const {
+    s["fingerprint_bits"] = fingerprint_bits_;
+    s["buckets"] = buckets();
+    s["slots_per_bucket"] = kSlotsPerBucket;
+    s["kicks_total"] = kicks_total_;
+    s["kicks_max"] = kicks_max_;
+    s["kicks_per_insert"] = inserts_ ? static_cast<double>(kicks_total_) / inserts_ : 0.0;
+    Stats histogram = Stats::object();
+    for (std::size_t b = 0; b < kicks_histogram_.size(); ++b) {
+      if (kicks_histogram_[b]) histogram[HistogramLabel(b)] = kicks_histogram_[b];
+    }
+    s["kicks_histogram"] = histogram;
+    s["insert_failures"] = insert_failures_;
+    s["first_failure_load"] =
+        first_failure_load_ ? Stats(*first_failure_load_) : Stats(nullptr);
+  }
+
+ private:
+  using Slots = BitPackedArray<kFixedBits>;
+  struct Eviction {
+    std::uint64_t slot;
+    std::uint64_t previous;
+  };
+  struct IndexFp {
+    std::uint64_t index;
+    std::uint64_t fp;
+  };
+
+  // Bucket from the hash's low bits, fingerprint from its high bits (ReduceRange reads the
+  // top), uniform over the nonzero values: independent as long as p + f <= 64.
+  IndexFp IndexAndFingerprint(std::uint64_t key) const {
+    const std::uint64_t h = HashKey(key, seed_);
+    return {h & bucket_mask_, ReduceRange(h, (1ULL << fingerprint_bits_) - 1) + 1};
+  }
+
+  std::uint64_t AltIndex(std::uint64_t index, std::uint64_t fp) const {
+    const std::uint64_t offset = MurmurMix64(fp) & bucket_mask_;
+    return index ^ (offset ? offset : 1);
+  }
+
+  bool BucketHas(std::uint64_t bucket, std::uint64_t fp) const {
+    const std::uint64_t base = bucket * kSlotsPerBucket;
+    const int f = fingerprint_bits_;
+    if (f <= 15 || f == 16) {
+      // The whole bucket (4f bits) sits in one 64-bit load; test its four lanes for fp at
+      // once with the "has a zero lane" bit trick on bucket XOR (fp in every lane).
+      const std::uint64_t lane_low = LaneLowBits(f);
+      const std::uint64_t lanes = f == 16 ? ~0ULL : (1ULL << (4 * f)) - 1;
+      const std::uint64_t x = slots_.get_bits(base * f, 4 * f) ^ (fp * lane_low);
+      return (((x - lane_low) & ~x & (lane_low << (f - 1))) & lanes) != 0;
+    }
+    for (int s = 0; s < kSlotsPerBucket; ++s) {
+      if (slots_.get(base + s) == fp) return true;
+    }
+    return false;
+  }
+
+  static std::uint64_t LaneLowBits(int f) {
+    return 1ULL | (1ULL << f) | (1ULL << (2 * f)) | (1ULL << (3 * f));
+  }
+
+  bool TryPlace(std::uint64_t bucket, std::uint64_t fp) {
+    const std::uint64_t base = bucket * kSlotsPerBucket;
+    for (int s = 0; s < kSlotsPerBucket; ++s) {
+      if (slots_.get(base + s) == 0) {
+        slots_.set(base + s, fp);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  bool EraseFrom(std::uint64_t bucket, std::uint64_t fp) {
+    const std::uint64_t base = bucket * kSlotsPerBucket;
+    for (int s = 0; s < kSlotsPerBucket; ++s) {
+      if (slots_.get(base + s) == fp) {
+        slots_.set(base + s, 0);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  bool Placed(int kicks) {
+    ++stored_;
+    ++inserts_;
+    kicks_total_ += kicks;
+    kicks_max_ = std::max<std::uint64_t>(kicks_max_, kicks);
+    ++kicks_histogram_[HistogramBin(kicks)];
+    return true;
+  }
+
+  // Histogram bins: 0, 1, 2, 3-4, 5-8, 9-16, ... (powers of two).
+  static std::size_t HistogramBin(int kicks) {
+    return kicks == 0 ? 0 : 1 + static_cast<std::size_t>(std::bit_width(static_cast<unsigned>(kicks - 1)));
+  }
+  static std::string HistogramLabel(std::size_t bin) {
+    if (bin <= 2) return std::to_string(bin);
+    const unsigned lo = (1u << (bin - 2)) + 1, hi = 1u << (bin - 1);
+    return std::to_string(lo) + "-" + std::to_string(hi);
+  }
+
+  int fingerprint_bits_;
+  std::uint64_t seed_;
+  int max_kicks_;
+  XorShift64Star rng_;
+  std::uint64_t bucket_mask_ = 1;
+  Slots slots_;
+  std::vector<Eviction> path_;
+  std::uint64_t stored_ = 0;
+  std::uint64_t inserts_ = 0;
+  std::uint64_t kicks_total_ = 0;
+  std::uint64_t kicks_max_ = 0;
+  std::array<std::uint64_t, 24> kicks_histogram_{};
+  std::uint64_t insert_failures_ = 0;
+  std::optional<double> first_failure_load_;
+};
+
+}  // namespace amq

@@ -1,0 +1,156 @@
+// harness/experiment.h - one cell of the benchmark grid, measured for one filter type.
+//
+// The protocol, the same for every filter:
+//   1. Build R+1 times from the same keys and seed. The first build is an untimed warm-up,
+//      so timed builds run on memory the allocator has already faulted in (first touch costs
+//      several ns per byte on these VMs and would otherwise dominate). A dynamic filter's
+//      allocation and zeroing happen in its constructor, outside the timed insert loop.
+//   2. Time R passes of each query loop over prebuilt arrays: Q sampled members, Q distinct
+//      non-members, and Q queries mixed at the cell's positive fraction.
+//   3. Check every inserted key is found (false negatives must be 0), count false positives
+//      over the non-members, and compare both with the filter's own theory.
+// Timings are reported as median, min and max over the R repeats, in ns per key.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <optional>
+#include <utility>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "harness/filter.h"
+#include "harness/hashing.h"
+#include "harness/kernels.h"
+#include "harness/result_file.h"
+#include "harness/stats.h"
+#include "workloads/workload.h"
+
+namespace amq {
+
+struct CellSpec {
+  FilterParams params;              // params.capacity = keys to insert
+  const Workload* workload = nullptr;  // supplies >= capacity keys and >= queries negatives
+  std::size_t queries = 0;          // keys per timed query loop
+  double positive_fraction = 0.5;   // share of members in the mixed query loop
+  int repeats = 3;
+};
+
+// The query arrays for one cell, built before any timing.
+struct QuerySet {
+  std::vector<std::uint64_t> positives;  // sampled with replacement from the inserted keys
+  std::vector<std::uint64_t> negatives;  // distinct non-members
+  std::vector<std::uint64_t> mixed;      // shuffled blend at the positive fraction
+};
+
+QuerySet MakeQuerySet(std::span<const std::uint64_t> inserted, const CellSpec& spec);
+
+// Fields every record shares, filled from the spec before the filter runs.
+Json CellHeader(const CellSpec& spec);
+
+// Adds the timing fields `name`, `name_min`, `name_max` in ns per key.
+void PutTiming(Json& record, const std::string& name, const std::vector<double>& total_ns,
+               std::size_t keys_per_pass);
+
+template <Filter F>
+Json RunCell(const CellSpec& spec) {
+  Json record = CellHeader(spec);
+  record["filter"] = std::string(F::kName);
+  record["family"] = std::string(F::kFamily);
+  record["dynamic"] = DynamicFilter<F>;
+  record["erasable"] = ErasableFilter<F>;
+  const std::span<const std::uint64_t> keys(spec.workload->keys.data(), spec.params.capacity);
+
+  // 1. Build, R + 1 times; keep the last filter (every build is identical: same seed).
+  std::vector<double> build_ns;
+  std::vector<std::size_t> failed;
+  std::optional<F> filter;
+  for (int pass = 0; pass <= spec.repeats; ++pass) {
+    filter.reset();
+    failed.clear();
+    if constexpr (StaticFilter<F>) {
+      try {
+        build_ns.push_back(TimeNs([&] { filter.emplace(F::build(keys, spec.params)); }));
+      } catch (const BuildFailed& e) {
+        record["build_failed"] = true;
+        record["error"] = e.what();
+        return record;
+      }
+    } else {
+      filter.emplace(spec.params);
+      build_ns.push_back(TimeNs([&] { InsertAll(*filter, keys, failed); }));
+    }
+  }
+  build_ns.erase(build_ns.begin());  // the warm-up
+  PutTiming(record, StaticFilter<F> ? "build_ns" : "insert_ns", build_ns, keys.size());
+  record["build_failed"] = false;
+
+  // The exact set the filter holds: every key but the ones it refused.
+  std::vector<std::uint64_t> held;
+  held.reserve(keys.size());
+  for (std::size_t i = 0, next_failed = 0; i < keys.size(); ++i) {
+    if (next_failed < failed.size() && failed[next_failed] == i) {
+      ++next_failed;
+    } else {
+      held.push_back(keys[i]);
+    }
+  }
+
+  // 2. Query timings.
+  const QuerySet queries = MakeQuerySet(held, spec);
+  std::vector<double> positive_ns, negative_ns, mixed_ns;
+  const auto timed_count = [&](std::span<const std::uint64_t> batch) {
+    std::size_t hits = 0;
+    const double ns = TimeNs([&] { KeepAlive(hits = CountContained(*filter, batch)); });
+    return std::pair{ns, hits};
+  };
+  std::size_t false_positives = 0;
+  for (int pass = 0; pass < spec.repeats; ++pass) {
+    positive_ns.push_back(timed_count(queries.positives).first);
+    const auto [ns, hits] = timed_count(queries.negatives);
+    negative_ns.push_back(ns);
+    false_positives = hits;  // identical on every pass: the filter does not change
+    mixed_ns.push_back(timed_count(queries.mixed).first);
+  }
+  PutTiming(record, "query_ns_positive", positive_ns, queries.positives.size());
+  PutTiming(record, "query_ns_negative", negative_ns, queries.negatives.size());
+  PutTiming(record, "query_ns_mixed", mixed_ns, queries.mixed.size());
+
+  // 3. Correctness and accuracy against theory.
+  const std::size_t found = CountContained(*filter, held);
+  record["false_negatives"] = held.size() - found;
+  record["keys_inserted"] = held.size();
+  record["insert_failures"] = failed.size();
+
+  const Theory theory = filter->theory();
+  const double bits = 8.0 * static_cast<double>(filter->size_in_bytes());
+  const double bits_per_key = held.empty() ? 0.0 : bits / held.size();
+  const Interval ci = WilsonInterval(false_positives, queries.negatives.size());
+  record["size_bytes"] = filter->size_in_bytes();
+  record["bits_per_key"] = bits_per_key;
+  record["bits_per_key_theory"] = theory.bits_per_key;
+  record["fpr"] = queries.negatives.empty() ? 0.0
+                                            : static_cast<double>(false_positives) /
+                                                  queries.negatives.size();
+  record["fpr_ci_low"] = ci.low;
+  record["fpr_ci_high"] = ci.high;
+  record["fpr_theory"] = theory.fpr;
+  record["false_positives"] = false_positives;
+  record["negative_queries"] = queries.negatives.size();
+  const double lower_bound = theory.fpr > 0 && theory.fpr < 1 ? std::log2(1.0 / theory.fpr) : 0;
+  record["space_overhead_pct"] =
+      lower_bound > 0 ? Json(100.0 * (bits_per_key / lower_bound - 1.0)) : Json(nullptr);
+  if constexpr (HasLoadFactor<F>) record["load_factor"] = filter->load_factor();
+  if constexpr (HasStats<F>) {
+    Stats stats;
+    filter->add_stats(stats);
+    for (auto& [name, value] : stats.items()) {
+      if (!record.contains(name)) record[name] = value;
+    }
+  }
+  return record;
+}
+
+}  // namespace amq

@@ -1,0 +1,44 @@
+// harness/main.cc - amqbench: picks a subcommand, and turns bad input into one line on
+// stderr and exit status 2.
+#include <cstring>
+#include <exception>
+#include <iostream>
+
+#include "harness/commands.h"
+#include "harness/errors.h"
+
+namespace {
+
+constexpr const char* kUsage =
+    "usage: amqbench COMMAND [options]\n"
+    "  list      every filter, its family, capabilities and parameters\n"
+    "  run       build and measure filters over a grid of parameters, write JSON\n"
+    "  legend    every field of run's JSON records, explained\n"
+    "  trace     network traces: stats, synth, convert\n"
+    "  adapt     adaptive cuckoo filter experiments\n"
+    "'amqbench COMMAND --help' documents each command's options.\n";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
+    std::cout << kUsage;
+    return argc < 2 ? amq::kExitBadInput : 0;
+  }
+  const std::string command = argv[1];
+  const amq::Args args(argv + 2, argv + argc);
+  try {
+    if (command == "list") return amq::ListCommand(args);
+    if (command == "legend") return amq::LegendCommand(args);
+    if (command == "run") return amq::RunCommand(args);
+    if (command == "trace") return amq::TraceCommand(args);
+    if (command == "adapt") return amq::AdaptCommand(args);
+    throw amq::InputError("unknown command '" + command + "' (amqbench --help lists them)");
+  } catch (const amq::InputError& e) {
+    std::cerr << "amqbench: " << e.what() << '\n';
+    return amq::kExitBadInput;
+  } catch (const std::exception& e) {
+    std::cerr << "amqbench: internal error: " << e.what() << '\n';
+    return 1;
+  }
+}

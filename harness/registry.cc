@@ -1,0 +1,35 @@
+// harness/registry.cc - instantiates the measurement once per filter in filters/all.h.
+#include "harness/registry.h"
+
+#include "filters/all.h"
+
+namespace amq {
+namespace {
+
+template <Filter F>
+FilterEntry EntryFor() {
+  return {F::kName, F::kFamily, F::kParameters, DynamicFilter<F>, ErasableFilter<F>, &RunCell<F>};
+}
+
+template <class... Fs>
+std::vector<FilterEntry> Entries(TypeList<Fs...>) {
+  static_assert(((DynamicFilter<Fs> || StaticFilter<Fs>) && ...),
+                "every filter is built either key by key or all at once");
+  return {EntryFor<Fs>()...};
+}
+
+}  // namespace
+
+const std::vector<FilterEntry>& Registry() {
+  static const std::vector<FilterEntry> entries = Entries(AllFilters{});
+  return entries;
+}
+
+const FilterEntry* FindFilter(std::string_view name) {
+  for (const FilterEntry& entry : Registry()) {
+    if (entry.name == name) return &entry;
+  }
+  return nullptr;
+}
+
+}  // namespace amq

@@ -1,0 +1,27 @@
+// harness/registry.h - the run-time view of filters/all.h: per filter type, its description
+// and a pointer to RunCell<F> instantiated for it. The driver dispatches once per cell
+// through this pointer; everything below it is direct, inlined calls.
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+#include "harness/experiment.h"
+
+namespace amq {
+
+struct FilterEntry {
+  std::string_view name;
+  std::string_view family;
+  std::string_view parameters;
+  bool dynamic;
+  bool erasable;
+  Json (*run_cell)(const CellSpec&);
+};
+
+const std::vector<FilterEntry>& Registry();
+
+// nullptr when no filter has that name.
+const FilterEntry* FindFilter(std::string_view name);
+
+}  // namespace amq
