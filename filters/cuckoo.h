@@ -12,6 +12,9 @@
 //   FPR      = 1 - (1 - 1/(2^f - 1))^(2 b alpha)   ~ 2 b alpha / 2^f
 //              (a lookup compares against the 2b slots of two buckets, each occupied w.p. alpha)
 //   bits/key = f / alpha
+// The FPR formula treats the 2b probed slots as independent draws. For f >= 7 it matches
+// measurement to within 1%; for f = 4 .. 6 the measured FPR is 1-3% lower (measured with
+// 30,000 keys at load 0.916 and 2 * 10^6 negatives), so there it is an upper bound.
 // Sizing: --fpr eps gives f = ceil(log2(1/eps)) + ceil(log2(2b)) (the paper's and the seed's
 // rule); --bits-per-key B gives f = floor(B * max_load); --max-load L gives the smallest power
 // of two m with 4 m >= n / L (default L = 0.95). cuckoo8/12/16 fix f and ignore --fpr.

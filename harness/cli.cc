@@ -26,7 +26,8 @@ constexpr std::pair<const char*, const char*> kLegend[] = {
     {"filter", "registered filter name (amqbench list)"},
     {"family", "filter family; theory curves are drawn per family"},
     {"workload", "what the keys were: {kind, seed, ...}"},
-    {"keys", "keys the filter was asked to hold (n)"},
+    {"keys", "keys inserted (n)"},
+    {"capacity", "keys the filter was sized for: --capacity, or n"},
     {"target_fpr", "--fpr given for this cell, or null"},
     {"target_bits_per_key", "--bits-per-key given for this cell, or null"},
     {"max_load", "--max-load given for this cell, or null (the family's default)"},
@@ -125,7 +126,8 @@ struct Grid {
 
 std::string Describe(const CellSpec& spec, std::string_view filter) {
   std::ostringstream out;
-  out << filter << " n=" << spec.params.capacity;
+  out << filter << " n=" << spec.keys;
+  if (spec.keys != spec.params.capacity) out << " capacity=" << spec.params.capacity;
   if (spec.params.target_fpr > 0) out << " fpr=" << spec.params.target_fpr;
   if (spec.params.bits_per_key > 0) out << " bits/key=" << spec.params.bits_per_key;
   if (spec.params.max_load > 0) out << " max-load=" << spec.params.max_load;
@@ -157,7 +159,7 @@ int LegendCommand(const Args& args) {
 int RunCommand(const Args& args) {
   std::string filters_text, keys_text, fpr_text, bits_text, load_text, out_path;
   std::string fraction_text;
-  std::size_t queries = 0;
+  long long queries = 0, capacity = 0;  // signed, so "-1" is caught rather than wrapped
   std::uint64_t seed = 1;
   int repeats = 0, max_kicks = 500;
   bool quick = false;
@@ -169,6 +171,8 @@ int RunCommand(const Args& args) {
       ("filter", po::value(&filters_text)->default_value("all"),
        "filter names, comma separated, or 'all' (amqbench list)")
       ("keys", po::value(&keys_text), "keys to insert, comma list (default 1000000; --quick 20000)")
+      ("capacity", po::value(&capacity),
+       "size every filter for this many keys instead of --keys (a load sweep: fixed table, n varies)")
       ("fpr", po::value(&fpr_text), "target false-positive rates in (0, 1), comma list")
       ("bits-per-key", po::value(&bits_text), "target bits per key (> 0), comma list; not with --fpr")
       ("max-load", po::value(&load_text), "table fill limits in (0, 1], comma list")
@@ -238,6 +242,7 @@ int RunCommand(const Args& args) {
   if (!vm.count("queries")) queries = quick ? 20000 : 1000000;
   if (!vm.count("repeat")) repeats = quick ? 1 : 3;
   if (queries < 1) throw InputError("--queries must be at least 1");
+  if (vm.count("capacity") && capacity < 1) throw InputError("--capacity must be at least 1");
   if (repeats < 1 || repeats > 1000) throw InputError("--repeat must be in 1 .. 1000");
   if (max_kicks < 1 || max_kicks > 1000000) throw InputError("--max-kicks must be in 1 .. 1000000");
   if (!vm.count("out")) throw InputError("run needs --out FILE.json");
@@ -255,7 +260,7 @@ int RunCommand(const Args& args) {
   workload.seed = seed;
   workload.parameters = {{"kind", "uniform"}, {"seed", seed}};
   workload.keys = UniformKeys(seed, KeyStream::kMembers, max_keys);
-  workload.negatives = UniformKeys(seed, KeyStream::kNonMembers, queries);
+  workload.negatives = UniformKeys(seed, KeyStream::kNonMembers, static_cast<std::size_t>(queries));
 
   Json doc;
   doc["schema_version"] = kSchemaVersion;
@@ -275,14 +280,15 @@ int RunCommand(const Args& args) {
           for (const FilterEntry* filter : grid.filters) {
             if (g_interrupted) break;
             CellSpec spec;
-            spec.params.capacity = n;
+            spec.params.capacity = vm.count("capacity") ? static_cast<std::size_t>(capacity) : n;
+            spec.keys = n;
             spec.params.target_fpr = sizing.fpr;
             spec.params.bits_per_key = sizing.bits_per_key;
             spec.params.max_load = max_load;
             spec.params.seed = seed;
             spec.params.max_kicks = max_kicks;
             spec.workload = &workload;
-            spec.queries = queries;
+            spec.queries = static_cast<std::size_t>(queries);
             spec.positive_fraction = fraction;
             spec.repeats = repeats;
             const Json record = filter->run_cell(spec);

@@ -35,8 +35,9 @@ Json CellHeader(const CellSpec& spec) {
   record["filter"] = nullptr;
   record["family"] = nullptr;
   record["workload"] = spec.workload->parameters;
-  record["keys"] = spec.params.capacity;
+  record["keys"] = spec.keys;
   const FilterParams& p = spec.params;
+  record["capacity"] = p.capacity;
   record["target_fpr"] = p.target_fpr > 0 ? Json(p.target_fpr) : Json(nullptr);
   record["target_bits_per_key"] = p.bits_per_key > 0 ? Json(p.bits_per_key) : Json(nullptr);
   record["max_load"] = p.max_load > 0 ? Json(p.max_load) : Json(nullptr);

@@ -31,8 +31,9 @@
 namespace amq {
 
 struct CellSpec {
-  FilterParams params;              // params.capacity = keys to insert
-  const Workload* workload = nullptr;  // supplies >= capacity keys and >= queries negatives
+  FilterParams params;              // params.capacity: keys the filter is sized for
+  std::size_t keys = 0;             // keys inserted: capacity, or fewer/more for a load sweep
+  const Workload* workload = nullptr;  // supplies >= keys members and >= queries negatives
   std::size_t queries = 0;          // keys per timed query loop
   double positive_fraction = 0.5;   // share of members in the mixed query loop
   int repeats = 3;
@@ -61,7 +62,7 @@ Json RunCell(const CellSpec& spec) {
   record["family"] = std::string(F::kFamily);
   record["dynamic"] = DynamicFilter<F>;
   record["erasable"] = ErasableFilter<F>;
-  const std::span<const std::uint64_t> keys(spec.workload->keys.data(), spec.params.capacity);
+  const std::span<const std::uint64_t> keys(spec.workload->keys.data(), spec.keys);
 
   // 1. Build, R + 1 times; keep the last filter (every build is identical: same seed).
   std::vector<double> build_ns;

@@ -1,0 +1,146 @@
+// harness/driver_test.cc - the amqbench binary from the outside: a --quick run parsed back,
+// the legend covering every field, and each kind of bad input exiting 2 with one line and
+// no output file.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Outcome {
+  int status = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string ReadFile(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+class Driver : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("amqbench_driver_test_" + std::to_string(getpid()));
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  Outcome Run(const std::string& args) {
+    const fs::path out = dir_ / "stdout", err = dir_ / "stderr";
+    const std::string command = std::string(AMQ_BINARY) + " " + args + " >" + out.string() +
+                                " 2>" + err.string();
+    const int raw = std::system(command.c_str());
+    return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, ReadFile(out), ReadFile(err)};
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(Driver, QuickRunWritesEveryDocumentedField) {
+  const fs::path json_path = dir_ / "quick.json";
+  const Outcome run = Run("run --quick --filter bloom,blocked_bloom,cuckoo12 --fpr 0.01,0.001 "
+                          "--out " + json_path.string());
+  ASSERT_EQ(run.status, 0) << run.err;
+  const auto doc = nlohmann::json::parse(ReadFile(json_path));
+  EXPECT_EQ(doc["schema_version"], 1);
+  EXPECT_TRUE(doc["complete"].get<bool>());
+  for (const char* field : {"host_name", "cpu_model", "cores", "caches", "compiler",
+                            "compiler_flags", "build_type", "march_native", "git_commit",
+                            "command_line", "time_utc", "seed"}) {
+    EXPECT_TRUE(doc["context"].contains(field)) << field;
+  }
+  const auto& records = doc["records"];
+  ASSERT_EQ(records.size(), 6u);  // 3 filters x 2 FPR targets
+  for (const auto& r : records) {
+    for (const char* field : {"filter", "family", "keys", "bits_per_key", "bits_per_key_theory",
+                              "fpr", "fpr_theory", "false_negatives", "query_ns_positive",
+                              "query_ns_negative", "insert_ns"}) {
+      EXPECT_TRUE(r.contains(field)) << r["filter"] << " lacks " << field;
+    }
+    EXPECT_EQ(r["false_negatives"], 0) << r["filter"];
+    EXPECT_EQ(r["keys"], 20000);
+    EXPECT_GT(r["bits_per_key"].get<double>(), 0);
+    EXPECT_LE(r["fpr_ci_low"].get<double>(), r["fpr"].get<double>());
+    EXPECT_GE(r["fpr_ci_high"].get<double>(), r["fpr"].get<double>());
+  }
+  const auto& cuckoo = records[2];
+  ASSERT_EQ(cuckoo["filter"], "cuckoo12");
+  for (const char* field : {"fingerprint_bits", "buckets", "kicks_total", "kicks_per_insert",
+                            "insert_failures", "load_factor"}) {
+    EXPECT_TRUE(cuckoo.contains(field)) << field;
+  }
+  EXPECT_EQ(cuckoo["fingerprint_bits"], 12);
+
+  // Every field any record carries is explained by `amqbench legend`.
+  const Outcome legend = Run("legend");
+  ASSERT_EQ(legend.status, 0);
+  for (const auto& r : records) {
+    for (const auto& [field, value] : r.items()) {
+      EXPECT_NE(legend.out.find("  " + field + " "), std::string::npos) << field << " undocumented";
+    }
+  }
+}
+
+TEST_F(Driver, ListNamesEveryFilter) {
+  const Outcome list = Run("list");
+  ASSERT_EQ(list.status, 0);
+  for (const char* name : {"bloom", "blocked_bloom", "cuckoo", "cuckoo8", "cuckoo12", "cuckoo16"}) {
+    EXPECT_NE(list.out.find(std::string(name) + "\n"), std::string::npos) << name;
+  }
+}
+
+TEST_F(Driver, BadInputExitsTwoWithOneLineAndNoFile) {
+  const fs::path out = dir_ / "bad.json";
+  const std::string tail = " --out " + out.string();
+  const std::pair<std::string, std::string> cases[] = {
+      {"run --filter nosuchfilter" + tail, "unknown filter 'nosuchfilter'"},
+      {"run --keys 0" + tail, "--keys must be at least 1"},
+      {"run --keys -5" + tail, "--keys must be at least 1"},
+      {"run --keys ten" + tail, "is not a number"},
+      {"run --fpr 0" + tail, "--fpr must be in (0, 1)"},
+      {"run --fpr 1" + tail, "--fpr must be in (0, 1)"},
+      {"run --fpr 1.5" + tail, "--fpr must be in (0, 1)"},
+      {"run --fpr 0.01 --bits-per-key 10" + tail, "not both"},
+      {"run --max-load 0" + tail, "--max-load must be in (0, 1]"},
+      {"run --max-load 1.01" + tail, "--max-load must be in (0, 1]"},
+      {"run --positive-fraction 2" + tail, "--positive-fraction must be in [0, 1]"},
+      {"run --queries -1" + tail, "--queries must be at least 1"},
+      {"run --capacity 0" + tail, "--capacity must be at least 1"},
+      {"run --repeat 0" + tail, "--repeat must be in 1 .. 1000"},
+      {"run --nosuchoption 3" + tail, "unrecognised option"},
+      {"run --quick --out " + (dir_ / "no" / "such" / "dir.json").string(), "cannot write"},
+      {"run --quick", "needs --out"},
+      {"frobnicate", "unknown command"},
+  };
+  for (const auto& [args, message] : cases) {
+    const Outcome bad = Run(args);
+    EXPECT_EQ(bad.status, 2) << args;
+    EXPECT_NE(bad.err.find(message), std::string::npos) << args << " said: " << bad.err;
+    EXPECT_EQ(std::count(bad.err.begin(), bad.err.end(), '\n'), 1) << args << ": " << bad.err;
+    EXPECT_FALSE(fs::exists(out)) << args << " left an output file";
+  }
+}
+
+TEST_F(Driver, HelpDocumentsEveryRunOption) {
+  const Outcome help = Run("run --help");
+  ASSERT_EQ(help.status, 0);
+  for (const char* option : {"--filter", "--keys", "--fpr", "--bits-per-key", "--max-load",
+                             "--queries", "--positive-fraction", "--seed", "--repeat", "--out",
+                             "--quick", "--max-kicks"}) {
+    EXPECT_NE(help.out.find(option), std::string::npos) << option;
+  }
+}
+
+}  // namespace

@@ -1,0 +1,130 @@
+#!/usr/bin/python3
+"""Charts for amqbench result files, written as PNG beside each JSON file.
+
+    /usr/bin/python3 plots/make_plots.py results/space.json [more.json ...]
+
+For a driver result file X.json:
+  X_space.png  bits/key against measured FPR for every filter, with each family's theory
+               curve and the lower bound log2(1/ε)
+  X_fpr.png    measured FPR (95% Wilson interval) against the filter's theory FPR
+  X_kicks.png  cuckoo kicks per insert against load factor (when the file has cuckoo cells)
+Google Benchmark files are skipped (REPORT.md tabulates them).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import loader  # noqa: E402
+import theory  # noqa: E402
+
+
+def _built(frame):
+    if "build_failed" in frame:
+        frame = frame[frame["build_failed"] != True]  # noqa: E712 (NaN-safe)
+    return frame[frame["fpr"] > 0]
+
+
+def space_chart(frame, out: Path) -> Path:
+    frame = _built(frame)
+    fig, ax = plt.subplots(figsize=(8, 5.5))
+    lo = max(frame["fpr"].min() / 2, 1e-7)
+    hi = min(frame["fpr"].max() * 2, 0.5)
+    eps = np.logspace(np.log10(lo), np.log10(hi), 80)
+    ax.plot(eps, theory.lower_bound(eps), "k--", lw=1.2, label="lower bound log2(1/ε)")
+    for family in sorted(frame["family"].unique()):
+        if family in theory.CURVES:
+            label, curve = theory.CURVES[family]
+            ax.plot(eps, curve(eps), lw=1, alpha=0.6, label=f"theory: {label}")
+    for name, rows in frame.groupby("filter"):
+        ax.scatter(rows["fpr"], rows["bits_per_key"], s=28, label=name, zorder=3)
+    ax.set_xscale("log")
+    ax.set_xlabel("measured false-positive rate")
+    ax.set_ylabel("bits per key")
+    ax.set_title("Space against accuracy")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=7, ncol=2)
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return out
+
+
+def fpr_chart(frame, out: Path) -> Path:
+    frame = _built(frame)
+    fig, ax = plt.subplots(figsize=(6.5, 5.5))
+    for name, rows in frame.groupby("filter"):
+        err = np.vstack([rows["fpr"] - rows["fpr_ci_low"], rows["fpr_ci_high"] - rows["fpr"]])
+        ax.errorbar(rows["fpr_theory"], rows["fpr"], yerr=err, fmt="o", ms=4, capsize=2, label=name)
+    lo = min(frame["fpr_theory"].min(), frame["fpr"].min()) / 1.5
+    hi = max(frame["fpr_theory"].max(), frame["fpr"].max()) * 1.5
+    ax.plot([lo, hi], [lo, hi], "k--", lw=1, label="measured = theory")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("theory FPR (the filter's formula at its actual geometry)")
+    ax.set_ylabel("measured FPR, 95% interval")
+    ax.set_title("Measured against theory")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return out
+
+
+def kicks_chart(frame, out: Path) -> Path | None:
+    if "kicks_per_insert" not in frame or "load_factor" not in frame:
+        return None
+    cuckoo = frame[frame["family"] == "cuckoo"].dropna(subset=["kicks_per_insert", "load_factor"])
+    if cuckoo.empty:
+        return None
+    fig, ax = plt.subplots(figsize=(6.5, 4.5))
+    for name, rows in cuckoo.groupby("filter"):
+        rows = rows.sort_values("load_factor")
+        ax.plot(rows["load_factor"], rows["kicks_per_insert"], "o-", ms=4, label=name)
+    ax.set_xlabel("load factor reached")
+    ax.set_ylabel("evictions per successful insert")
+    ax.set_yscale("symlog", linthresh=0.01)
+    ax.set_title("Cuckoo kicks against load (b = 4)")
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return out
+
+
+def charts_for(path: Path) -> list[Path]:
+    frame = loader.load(path)
+    if "fpr" not in frame:
+        return []  # a Google Benchmark file, or records without filters
+    stem = path.with_suffix("")
+    made = [space_chart(frame, Path(f"{stem}_space.png")), fpr_chart(frame, Path(f"{stem}_fpr.png"))]
+    kicks = kicks_chart(frame, Path(f"{stem}_kicks.png"))
+    return made + ([kicks] if kicks else [])
+
+
+def main(argv: list[str]) -> int:
+    if not argv:
+        print("usage: make_plots.py RESULT.json [...]", file=sys.stderr)
+        return 2
+    for name in argv:
+        try:
+            for made in charts_for(Path(name)):
+                print(made)
+        except loader.ResultFileError as error:
+            print(f"make_plots: {error}", file=sys.stderr)
+            return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Everything on a fresh Debian 12 machine: install what is missing, build Release, run the
+# default suite into results/, draw the plots and regenerate REPORT.md.
+#   ./run_all.sh           the full suite (about 15 minutes on 2 cores)
+#   ./run_all.sh --quick   a small version (under 2 minutes after the build) into
+#                          results/quick/, with its own results/quick/REPORT.md
+# Extra cmake arguments can be passed through AMQ_CMAKE_ARGS, e.g.
+#   AMQ_CMAKE_ARGS=-DAMQ_MARCH_NATIVE=ON ./run_all.sh   (recorded in every result's context)
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+cd "$root"
+
+quick=0
+for arg in "$@"; do
+  case "$arg" in
+    --quick) quick=1 ;;
+    -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
+    *) echo "run_all.sh: unknown option '$arg' (try --help)" >&2; exit 2 ;;
+  esac
+done
+
+scripts/install_deps.sh
+# shellcheck disable=SC2086
+scripts/build.sh ${AMQ_CMAKE_ARGS:-}
+bench=build/amqbench
+micro=build/amqbench_micro
+
+if [[ $quick == 1 ]]; then
+  out=results/quick
+  report=$out/REPORT.md
+  n=100000; queries=200000; repeat=1; lab_repeat=1
+  micro_args=(--benchmark_filter='^(bloom|blocked_bloom|cuckoo12)/' --benchmark_min_time=0.05 --benchmark_repetitions=1)
+  load_slots=65536
+else
+  out=results
+  report=REPORT.md
+  n=1000000; queries=1000000; repeat=5; lab_repeat=5
+  micro_args=(--benchmark_repetitions=5)
+  load_slots=1048576
+fi
+mkdir -p "$out"
+step() { echo "== $*" >&2; }
+
+step "seed 000's cuckoo lab"
+$bench run --filter cuckoo --keys 30000 --fpr 0.01 --max-load 0.94 --max-kicks 500 \
+  --queries 1000000 --repeat "$lab_repeat" --out "$out/seed_lab.json"
+
+step "Bloom, blocked Bloom and cuckoo at 1% and 0.1%"
+# --max-load 0.96: 10^6 keys then fit 2^18 cuckoo buckets (load 0.954); at 0.95 the
+# power-of-two table would double to load 0.477.
+$bench run --filter bloom,blocked_bloom,cuckoo --keys "$n" --fpr 0.01,0.001 --max-load 0.96 \
+  --queries "$queries" --repeat "$repeat" --out "$out/space.json"
+
+step "cuckoo12: kicks against load (fixed table, n sets the load)"
+load_keys=$(/usr/bin/python3 -c "s=$load_slots; print(','.join(str(round(s*l)) for l in (0.5,0.7,0.8,0.9,0.93,0.95,0.96,0.97,0.98,0.99,1.0)))")
+$bench run --filter cuckoo12 --keys "$load_keys" --capacity "$load_slots" --max-load 1.0 --queries "$queries" \
+  --repeat 1 --out "$out/cuckoo_load.json"
+
+step "FPR sweep 2^-4 .. 2^-16 over every family that sizes itself from --fpr"
+sweep_fprs=$(/usr/bin/python3 -c "print(','.join(repr(2.0**-k) for k in range(4, 17, 2)))")
+# The filters whose width follows --fpr (fixed-width variants such as cuckoo12 would repeat).
+sweep_filters=bloom,blocked_bloom,cuckoo
+$bench run --filter "$sweep_filters" --keys $((n / 10)) --fpr "$sweep_fprs" \
+  --queries "$queries" --repeat 1 --out "$out/sweep.json"
+
+step "micro-benchmarks (Google Benchmark)"
+$micro "${micro_args[@]}" --benchmark_out="$out/micro.json.tmp" --benchmark_out_format=json >&2
+mv "$out/micro.json.tmp" "$out/micro.json"
+
+step "plots"
+for f in "$out"/seed_lab.json "$out"/space.json "$out"/cuckoo_load.json "$out"/sweep.json; do
+  /usr/bin/python3 plots/make_plots.py "$f" >/dev/null
+done
+
+step "report"
+/usr/bin/python3 plots/report.py --results "$out" --out "$report"
