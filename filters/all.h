@@ -4,13 +4,41 @@
 // CMake) around both its include and its entry, so a missing library removes the filter only.
 #pragma once
 
+#include "filters/acf.h"
+#include "filters/binary_fuse.h"
 #include "filters/blocked_bloom.h"
 #include "filters/bloom.h"
+#include "filters/cqf.h"
 #include "filters/cuckoo.h"
+#ifdef AMQ_HAVE_LEVELDB
+#include "filters/leveldb_bloom.h"
+#endif
+#include "filters/quotient.h"
+#include "filters/ribbon.h"
+#ifdef AMQ_HAVE_ROCKSDB
+#include "filters/rocksdb_filters.h"
+#endif
+#include "filters/rsqf.h"
+#include "filters/xor.h"
 #include "harness/filter.h"
 
 namespace amq {
 
-using AllFilters = TypeList<Bloom, BlockedBloom, Cuckoo<0>, Cuckoo<8>, Cuckoo<12>, Cuckoo<16>>;
+using AllFilters = TypeList<Bloom, BlockedBloom, Cuckoo<0>, Cuckoo<8>, Cuckoo<12>, Cuckoo<16>,
+                            Xor8, Xor16, Xor<0>,
+                            BinaryFuse8, BinaryFuse16, BinaryFuse<0, 3>, BinaryFuse8x4,
+                            BinaryFuse16x4, BinaryFuse<0, 4>, Ribbon128, Ribbon64,
+                            QuotientFilter, Rsqf, Cqf,
+                            Cuckoo4x1, Cuckoo2x4, AcfCyclic, AcfCyclicRanges, AcfSwapping,
+                            AcfCuckooing, AcfCuckooingFirstFree
+#ifdef AMQ_HAVE_LEVELDB
+                            ,
+                            LevelDbBloom
+#endif
+#ifdef AMQ_HAVE_ROCKSDB
+                            ,
+                            RocksDbBloom, RocksDbRibbon
+#endif
+                            >;
 
 }  // namespace amq

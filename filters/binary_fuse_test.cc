@@ -1,0 +1,160 @@
+// filters/binary_fuse_test.cc - binary fuse filters: membership at small and large n, repeated
+// keys, the paper's geometry, FPR 2^-k at several widths, and the bounded failure path.
+#include "filters/binary_fuse.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "harness/kernels.h"
+#include "harness/stats.h"
+#include "workloads/uniform.h"
+
+namespace amq {
+namespace {
+
+FilterParams Params(std::size_t n, std::uint64_t seed, double fpr = 0.0) {
+  FilterParams p;
+  p.capacity = n;
+  p.seed = seed;
+  p.target_fpr = fpr;
+  return p;
+}
+
+template <class F>
+class FuseTest : public ::testing::Test {};
+using FuseTypes = ::testing::Types<BinaryFuse8, BinaryFuse16, BinaryFuse<0, 3>, BinaryFuse8x4,
+                                   BinaryFuse16x4, BinaryFuse<0, 4>>;
+TYPED_TEST_SUITE(FuseTest, FuseTypes);
+
+TYPED_TEST(FuseTest, HoldsEveryKey) {
+  for (std::size_t n : {0, 1, 2, 3, 5, 1000, 100000}) {
+    const auto keys = UniformKeys(n + 3, KeyStream::kMembers, n);
+    const auto f = TypeParam::build(keys, Params(n, 5));
+    EXPECT_EQ(CountContained(f, keys), n) << "false negatives at n = " << n;
+    EXPECT_GE(f.build_attempts(), 1);
+  }
+}
+
+TYPED_TEST(FuseTest, RepeatedKeysAreRemovedNotRetriedForever) {
+  const auto distinct = UniformKeys(3, KeyStream::kMembers, 1000);
+  std::vector<std::uint64_t> keys(distinct.begin(), distinct.end());
+  keys.insert(keys.end(), distinct.rbegin(), distinct.rbegin() + 10);  // 10 keys twice
+  const auto f = TypeParam::build(keys, Params(keys.size(), 9));
+  EXPECT_EQ(CountContained(f, distinct), distinct.size());
+  EXPECT_EQ(f.build_attempts(), 2);  // a repeated equation never peels
+  Stats s;
+  f.add_stats(s);
+  EXPECT_EQ(s["duplicates_removed"], 10);
+  EXPECT_EQ(f.slots(), fuse_detail::GeometryFor(
+                           1000, TypeParam::kName.find("4wise") != std::string_view::npos ? 4 : 3)
+                           .slots);
+}
+
+TEST(BinaryFuse, GeometryFollowsThePaper) {
+  // n = 10^6, 3-wise: L = 2^floor(13.8155/1.2030 + 2.25) = 2^13, factor 1.125:
+  // 1,125,000 slots -> 138 segments of 8192 -> S = 136, array = 138 * 8192.
+  auto g = fuse_detail::GeometryFor(1000000, 3);
+  EXPECT_EQ(g.segment_length, 8192u);
+  EXPECT_DOUBLE_EQ(g.formula_factor, 1.125);
+  EXPECT_EQ(g.segment_count, 136u);
+  EXPECT_EQ(g.slots, 138u * 8192);
+  // 4-wise: L = 2^floor(13.8155/1.0682 - 0.5) = 2^12, factor max(1.075, 1.0637) = 1.075:
+  // 1,075,000 -> 263 segments of 4096 -> S = 260.
+  g = fuse_detail::GeometryFor(1000000, 4);
+  EXPECT_EQ(g.segment_length, 4096u);
+  EXPECT_DOUBLE_EQ(g.formula_factor, 1.075);
+  EXPECT_EQ(g.slots, 263u * 4096);
+  // Small n: the factor grows (0.875 + 0.25 ln 10^6 / ln n) and the array never vanishes.
+  g = fuse_detail::GeometryFor(1000, 3);
+  EXPECT_NEAR(g.formula_factor, 0.875 + 0.25 * std::log(1e6) / std::log(1000.0), 1e-12);
+  EXPECT_EQ(g.segment_length, 128u);  // floor(5.738 + 2.25) = 7
+  for (std::size_t n : {0, 1, 2}) {
+    EXPECT_GE(fuse_detail::GeometryFor(n, 3).slots, 3u);
+    EXPECT_GE(fuse_detail::GeometryFor(n, 4).slots, 4u);
+  }
+  // Large n: the segment length stops at 2^18.
+  EXPECT_EQ(fuse_detail::GeometryFor(std::size_t{1} << 34, 3).segment_length, 1u << 18);
+}
+
+TEST(BinaryFuse, BitsPerKeyIsTheRealisedFactorTimesK) {
+  constexpr std::size_t n = 100000;
+  const auto keys = UniformKeys(4, KeyStream::kMembers, n);
+  for (int k : {4, 7, 8, 12}) {
+    const auto f3 = BinaryFuse<0, 3>::build(keys, Params(n, 1, std::ldexp(1.0, -k)));
+    const auto g3 = fuse_detail::GeometryFor(n, 3);
+    ASSERT_EQ(f3.fingerprint_bits(), k);
+    EXPECT_DOUBLE_EQ(f3.theory().bits_per_key, static_cast<double>(g3.slots) * k / n);
+    EXPECT_EQ(f3.size_in_bytes(), (g3.slots * k + 7) / 8);
+    // The realised factor sits within one segment of the formula's.
+    EXPECT_NEAR(f3.size_factor(), g3.formula_factor, static_cast<double>(g3.segment_length) / n);
+    const auto f4 = BinaryFuse<0, 4>::build(keys, Params(n, 1, std::ldexp(1.0, -k)));
+    const auto g4 = fuse_detail::GeometryFor(n, 4);
+    EXPECT_DOUBLE_EQ(f4.theory().bits_per_key, static_cast<double>(g4.slots) * k / n);
+    EXPECT_EQ(f4.size_in_bytes(), (g4.slots * k + 7) / 8);
+  }
+  EXPECT_EQ(BinaryFuse8::build(keys, Params(n, 1)).size_in_bytes(),
+            fuse_detail::GeometryFor(n, 3).slots);
+  EXPECT_EQ(BinaryFuse16x4::build(keys, Params(n, 1)).size_in_bytes(),
+            2 * fuse_detail::GeometryFor(n, 4).slots);
+}
+
+TEST(BinaryFuse, WidthFromParams) {
+  FilterParams p = Params(1000000, 1);
+  EXPECT_EQ((BinaryFuse<0, 3>::FingerprintBitsFor(p, 1000000)), 7);
+  p.target_fpr = 0;
+  p.bits_per_key = 9;
+  EXPECT_EQ((BinaryFuse<0, 3>::FingerprintBitsFor(p, 1000000)), 8);  // floor(9 / 1.125)
+  EXPECT_EQ((BinaryFuse<0, 4>::FingerprintBitsFor(p, 1000000)), 8);  // floor(9 / 1.075)
+  EXPECT_EQ(BinaryFuse16::FingerprintBitsFor(p, 1000000), 16);
+}
+
+template <class F>
+void ExpectFprIsTwoToMinusK(const FilterParams& p, int expected_bits) {
+  constexpr std::size_t kKeys = 100000, kNegatives = 1000000;
+  const auto keys = UniformKeys(21, KeyStream::kMembers, kKeys);
+  const auto negatives = UniformKeys(21, KeyStream::kNonMembers, kNegatives);
+  const auto f = F::build(keys, p);
+  ASSERT_EQ(f.fingerprint_bits(), expected_bits);
+  EXPECT_EQ(f.theory().fpr, std::ldexp(1.0, -expected_bits));
+  const Interval band = BinomialBand(kNegatives, f.theory().fpr);
+  const double fp = static_cast<double>(CountContained(f, negatives));
+  EXPECT_GE(fp, band.low) << F::kName << " k = " << expected_bits;
+  EXPECT_LE(fp, band.high) << F::kName << " k = " << expected_bits;
+}
+
+TEST(BinaryFuse, FalsePositiveRateIsTwoToMinusK) {
+  for (int k : {1, 4, 7, 8, 12}) {
+    ExpectFprIsTwoToMinusK<BinaryFuse<0, 3>>(Params(100000, 2, std::ldexp(1.0, -k)), k);
+    ExpectFprIsTwoToMinusK<BinaryFuse<0, 4>>(Params(100000, 2, std::ldexp(1.0, -k)), k);
+  }
+  ExpectFprIsTwoToMinusK<BinaryFuse8>(Params(100000, 2), 8);
+  ExpectFprIsTwoToMinusK<BinaryFuse16>(Params(100000, 2), 16);
+  ExpectFprIsTwoToMinusK<BinaryFuse8x4>(Params(100000, 2), 8);
+  ExpectFprIsTwoToMinusK<BinaryFuse16x4>(Params(100000, 2), 16);
+}
+
+TEST(BinaryFuse, FailureIsBoundedAndReported) {
+  const auto keys = UniformKeys(8, KeyStream::kMembers, 1000);
+  StaticBuildOptions squeeze;
+  squeeze.max_attempts = 5;
+  squeeze.slots_override = 700;  // fewer slots than keys: no seed can peel this
+  EXPECT_THROW(BinaryFuse8::build(keys, Params(1000, 1), squeeze), BuildFailed);
+  EXPECT_THROW(BinaryFuse8x4::build(keys, Params(1000, 1), squeeze), BuildFailed);
+}
+
+TEST(BinaryFuse, StatsNameTheBuild) {
+  const auto keys = UniformKeys(8, KeyStream::kMembers, 5000);
+  const auto f = BinaryFuse8::build(keys, Params(5000, 1));
+  Stats s;
+  f.add_stats(s);
+  EXPECT_EQ(s["build_attempts"], f.build_attempts());
+  EXPECT_EQ(s["fingerprint_bits"], 8);
+  EXPECT_EQ(s["slots"], f.slots());
+  EXPECT_EQ(s["segment_length"], f.segment_length());
+  EXPECT_DOUBLE_EQ(s["size_factor"].get<double>(), f.slots() / 5000.0);
+}
+
+}  // namespace
+}  // namespace amq

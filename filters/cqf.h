@@ -1,0 +1,461 @@
+// filters/cqf.h - counting quotient filter (P. Pandey, M. A. Bender, R. Johnson, R. Patro,
+// "A General-Purpose Counting Filter: Making Every Bit Count", SIGMOD 2017, §4).
+//
+// Layout: the RSQF block layout of filters/rsqf_core.h (2.125 metadata bits per slot, r-bit
+// remainders, 2^q canonical slots plus overflow). A run holds one entry per distinct
+// remainder, entries in increasing remainder order, and an entry's count is encoded in the
+// slots themselves - no extra metadata. Our encoding follows the paper's idea (a counter is
+// recognisable because it breaks the sorted order) in a simpler form, documented here:
+//   count 1        x
+//   count 2        x x
+//   count c >= 3, x > 0:  x [0] D... x   D = c - 3 in base 2^r - 2, most significant first,
+//                  digit d written as the d-th value of {1 .. 2^r - 1} \ {x}; the 0 is
+//                  written only when the first digit is > x. So the slot after x is < x
+//                  (a counter follows), equal to x (count 2), or > x (next entry).
+//                  Digits never equal x, so the closing x ends the counter.
+//   count c >= 3, x = 0:  0 D... 0 0   D = c - 3 in base 2^r - 1, digit d written as d + 1.
+//                  Decoding 0: a following 0 means count 2; otherwise the counter exists iff
+//                  the first 0 after it is followed by another 0 (entries > 0 contain a 0
+//                  only as the marker above, which is always followed by a nonzero digit).
+// Cost: c copies of a key take min(c, 3 + digits + 1) slots: 10^6 copies at r = 8 take 6.
+// Counts are 64-bit; an insert that would pass 2^64 - 1 is refused (returns false), so the
+// counter never wraps. Needs r >= 2.
+//
+// Theory, n distinct fingerprints stored, p = q + r:
+//   FPR      = n / 2^p exactly for the stored set (a random negative's fingerprint is one of
+//              the n stored ones); ~ alpha / 2^r with alpha = n / 2^q
+//   bits/key = (r + 2.125) S / n, S = all slots including overflow (counters use slots too:
+//              with repeats, used slots / 2^q is what load_factor() reports)
+// Sizing as the RSQF: --fpr eps: r = ceil(log2(1/eps)); --bits-per-key B: r = floor(B L -
+// 2.125); --max-load L (default 0.95): smallest q >= 6 with 2^q L >= n. count(key) is never
+// below the true count: only fingerprint collisions can raise it.
+//
+// Without the keys: merge() adds the counts of equal fingerprints in one sequential pass;
+// resized_double() moves one remainder bit into the quotient; for_each_fingerprint(fn(q, r,
+// count)) streams the entries in order.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "filters/rsqf_core.h"
+#include "harness/filter.h"
+#include "harness/hashing.h"
+
+namespace amq {
+
+template <int kOffsetLimit = 255>
+class BasicCqf {
+ public:
+  static constexpr std::string_view kName = "cqf";
+  static constexpr std::string_view kFamily = "quotient";
+  static constexpr std::string_view kParameters =
+      "--fpr eps: r = ceil(log2(1/eps)); --bits-per-key B: r = floor(B*L - 2.125); r in 2..32; "
+      "--max-load L (default 0.95): canonical slots = smallest 2^q >= 64 with 2^q*L >= n";
+  static constexpr double kDefaultMaxLoad = 0.95;
+  using Core = RsqfCore<kOffsetLimit>;
+
+  static int RemainderBitsFor(const FilterParams& p) {
+    const double load = p.max_load > 0 ? p.max_load : kDefaultMaxLoad;
+    const int r =
+        p.bits_per_key > 0
+            ? static_cast<int>(std::floor(p.bits_per_key * load - Core::kMetadataBitsPerSlot))
+            : static_cast<int>(std::ceil(std::log2(1.0 / p.fpr_or_default())));
+    return std::clamp(r, 2, 32);
+  }
+  static int QuotientBitsFor(std::size_t capacity, double load) {
+    int q = 6;
+    while (std::ldexp(load, q) < static_cast<double>(capacity)) ++q;
+    return q;
+  }
+
+  explicit BasicCqf(const FilterParams& p)
+      : BasicCqf(QuotientBitsFor(p.capacity, p.max_load > 0 ? p.max_load : kDefaultMaxLoad),
+                 RemainderBitsFor(p), SpreadSeed(p.seed),
+                 p.max_load > 0 ? p.max_load : kDefaultMaxLoad) {}
+
+  BasicCqf(int quotient_bits, int remainder_bits, std::uint64_t spread_seed, double max_load)
+      : core_(quotient_bits, remainder_bits), seed_(spread_seed), max_load_(max_load) {
+    if (quotient_bits < 6 || remainder_bits < 2 || remainder_bits > 32 ||
+        quotient_bits + remainder_bits > 64) {
+      throw std::invalid_argument("cqf: need q >= 6, 2 <= r <= 32, q + r <= 64");
+    }
+  }
+
+  bool insert(std::uint64_t key) {
+    const auto [fq, fr] = Split(key);
+    if (!Increment(fq, fr)) {
+      ++insert_failures_;
+      return false;
+    }
+    return true;
+  }
+
+  bool contains(std::uint64_t key) const {
+    const auto [fq, fr] = Split(key);
+    if (!core_.Occupied(fq)) return false;
+    const std::uint64_t end = core_.RunEndUpTo(fq);
+    const std::uint64_t start = core_.RunStart(fq, end);
+    for (std::uint64_t p = start; p <= end;) {
+      const std::uint64_t x = core_.Rem(p);
+      if (x == fr) return true;
+      if (x > fr) return false;
+      p += Decode(p, end).len;
+    }
+    return false;
+  }
+
+  // How many times the key was inserted (minus erased); never below the truth, above it only
+  // when another key shares the fingerprint.
+  std::uint64_t count(std::uint64_t key) const {
+    const auto [fq, fr] = Split(key);
+    if (!core_.Occupied(fq)) return 0;
+    const std::uint64_t end = core_.RunEndUpTo(fq);
+    for (std::uint64_t p = core_.RunStart(fq, end); p <= end;) {
+      const Entry e = Decode(p, end);
+      if (e.rem == fr) return e.count;
+      if (e.rem > fr) return 0;
+      p += e.len;
+    }
+    return 0;
+  }
+
+  // Removes one copy.
+  bool erase(std::uint64_t key) {
+    const auto [fq, fr] = Split(key);
+    if (!core_.Occupied(fq)) return false;
+    std::uint64_t end = core_.RunEndUpTo(fq);
+    const std::uint64_t start = core_.RunStart(fq, end);
+    for (std::uint64_t p = start; p <= end;) {
+      const Entry e = Decode(p, end);
+      if (e.rem > fr) return false;
+      if (e.rem == fr) {
+        --total_;
+        if (e.count == 1) {
+          core_.RemoveSlot(fq, p, start, end);
+          --entries_;
+        } else {
+          Rewrite(fq, p, e.len, start, end, fr, e.count - 1);
+        }
+        return true;
+      }
+      p += e.len;
+    }
+    return false;
+  }
+
+  std::size_t size_in_bytes() const { return core_.size_in_bytes(); }
+  std::span<const std::uint8_t> bytes() const { return core_.bytes(); }
+  // Slots in use (entries plus counter slots) over canonical slots.
+  double load_factor() const { return static_cast<double>(core_.used()) / core_.canonical_slots(); }
+  std::uint64_t distinct() const { return entries_; }
+  std::uint64_t total() const { return total_; }
+  std::uint64_t used_slots() const { return core_.used(); }
+  int quotient_bits() const { return core_.q(); }
+  int remainder_bits() const { return core_.r(); }
+
+  Theory theory() const {
+    const double n = static_cast<double>(entries_);
+    return {std::ldexp(n, -(core_.q() + core_.r())),
+            n > 0 ? (core_.r() + Core::kMetadataBitsPerSlot) * core_.total_slots() / n : 0.0};
+  }
+
+  std::pair<std::uint64_t, std::uint64_t> Fingerprint(std::uint64_t key) const {
+    return Split(key);
+  }
+
+  template <class Fn>
+  void for_each_fingerprint(Fn&& fn) const {
+    EntryCursor cursor(*this);
+    std::uint64_t f, c;
+    while (cursor.Next(f, c)) fn(f >> core_.r(), f & RemainderMask(), c);
+  }
+
+  static BasicCqf merge(const BasicCqf& a, const BasicCqf& b) {
+    if (a.seed_ != b.seed_) throw std::invalid_argument("cqf merge: different seeds");
+    const int pa = a.core_.q() + a.core_.r(), pb = b.core_.q() + b.core_.r();
+    const int p = std::min(pa, pb);
+    const double load = std::max(a.max_load_, b.max_load_);
+    int q = std::max(a.core_.q(), b.core_.q());
+    while (std::ldexp(load, q) < static_cast<double>(a.core_.used() + b.core_.used())) ++q;
+    if (p - q < 2) throw std::invalid_argument("cqf merge: fewer than 2 remainder bits left");
+    BasicCqf out(q, p - q, a.seed_, load);
+    EntryCursor ca(a), cb(b);
+    std::uint64_t fa = 0, fb = 0, na = 0, nb = 0;
+    bool has_a = ca.Next(fa, na), has_b = cb.Next(fb, nb);
+    while (has_a || has_b) {
+      if (has_b && (!has_a || (fb >> (pb - p)) < (fa >> (pa - p)))) {
+        out.AppendEntry(fb >> (pb - p), nb);
+        has_b = cb.Next(fb, nb);
+      } else {
+        out.AppendEntry(fa >> (pa - p), na);
+        has_a = ca.Next(fa, na);
+      }
+    }
+    out.FlushAppend();
+    return out;
+  }
+
+  BasicCqf resized_double() const {
+    if (core_.r() < 3) throw std::invalid_argument("cqf resize: needs r >= 3");
+    BasicCqf out(core_.q() + 1, core_.r() - 1, seed_, max_load_);
+    EntryCursor cursor(*this);
+    std::uint64_t f, c;
+    while (cursor.Next(f, c)) out.AppendEntry(f, c);
+    out.FlushAppend();
+    return out;
+  }
+
+  void add_stats(Stats& s) const {
+    const RunShape sh = core_.Shape();
+    const double n = static_cast<double>(entries_);
+    const double alpha = n / core_.canonical_slots();
+    s["quotient_bits"] = core_.q();
+    s["remainder_bits"] = core_.r();
+    s["slots"] = core_.canonical_slots();
+    s["overflow_slots"] = core_.total_slots() - core_.canonical_slots();
+    s["metadata_bits_per_slot"] = Core::kMetadataBitsPerSlot;
+    s["load_factor"] = load_factor();
+    s["distinct_fingerprints"] = entries_;
+    s["total_count"] = total_;
+    s["counter_slots"] = core_.used() - entries_;
+    s["insert_failures"] = insert_failures_;
+    s["runs"] = sh.runs;
+    s["run_length_mean"] = sh.runs ? static_cast<double>(sh.used) / sh.runs : 0.0;
+    s["run_length_max"] = sh.run_max;
+    s["clusters"] = sh.clusters;
+    s["cluster_length_mean"] = sh.clusters ? static_cast<double>(sh.used) / sh.clusters : 0.0;
+    s["cluster_length_max"] = sh.cluster_max;
+    s["stretch_length_mean"] = sh.stretches ? static_cast<double>(sh.used) / sh.stretches : 0.0;
+    s["stretch_length_max"] = sh.stretch_max;
+    s["offset_max"] = sh.offset_max;
+    s["bits_per_key_seed002_formula"] = n > 0 ? (core_.r() + 2.125) / alpha : 0.0;
+    s["bits_per_key_seed000_formula"] = n > 0 ? (core_.q() + core_.r() + 3) / alpha : 0.0;
+  }
+
+  // Core invariants plus: every run decodes into entries with strictly increasing remainders
+  // and counts >= 1 that exactly fill it, and the totals match.
+  std::string Validate() const {
+    std::string problem = core_.Validate();
+    if (!problem.empty()) return problem;
+    typename Core::RunCursor runs(core_);
+    std::uint64_t x, start, end, entries = 0, total = 0;
+    while (runs.Next(x, start, end)) {
+      std::int64_t prev = -1;
+      for (std::uint64_t p = start; p <= end;) {
+        const Entry e = Decode(p, end);
+        if (e.len == 0 || p + e.len - 1 > end) return "entry overruns run at " + std::to_string(p);
+        if (static_cast<std::int64_t>(e.rem) <= prev)
+          return "entries not increasing at " + std::to_string(p);
+        if (e.count == 0) return "zero count";
+        std::array<std::uint64_t, kMaxEncoding> enc;
+        if (static_cast<std::uint64_t>(Encode(e.rem, e.count, enc.data())) != e.len)
+          return "non-canonical encoding";
+        prev = static_cast<std::int64_t>(e.rem);
+        ++entries;
+        total += e.count;
+        p += e.len;
+      }
+    }
+    if (entries != entries_) return "entries differ";
+    if (total != total_) return "total count differs";
+    return "";
+  }
+
+ private:
+  static constexpr int kMaxEncoding = 70;  // 64 base-2 digits + x, marker, x, spare
+  struct Entry {
+    std::uint64_t rem, count, len;
+  };
+
+  std::uint64_t RemainderMask() const { return (1ULL << core_.r()) - 1; }
+
+  std::pair<std::uint64_t, std::uint64_t> Split(std::uint64_t key) const {
+    const int p = core_.q() + core_.r();
+    const std::uint64_t f = HashKey(key, seed_) >> (64 - p);
+    return {f >> core_.r(), f & RemainderMask()};
+  }
+
+  // Digit alphabets: for x > 0 the values {1 .. 2^r - 1} without x; for x = 0, {1 .. 2^r - 1}.
+  std::uint64_t Base(std::uint64_t x) const { return RemainderMask() - (x > 0 ? 1 : 0); }
+  static std::uint64_t DigitToSlot(std::uint64_t x, std::uint64_t d) {
+    const std::uint64_t v = d + 1;
+    return (x > 0 && v >= x) ? v + 1 : v;
+  }
+  static std::uint64_t SlotToDigit(std::uint64_t x, std::uint64_t v) {
+    return ((x > 0 && v > x) ? v - 1 : v) - 1;
+  }
+
+  // Writes the slots of (x, c) to out; returns how many.
+  int Encode(std::uint64_t x, std::uint64_t c, std::uint64_t* out) const {
+    if (c <= 2) {
+      out[0] = out[1] = x;
+      return static_cast<int>(c);
+    }
+    std::uint64_t digits[66];
+    int nd = 0;
+    std::uint64_t v = c - 3;
+    const std::uint64_t base = Base(x);
+    do {
+      digits[nd++] = v % base;
+      v /= base;
+    } while (v > 0);
+    int len = 0;
+    out[len++] = x;
+    if (x > 0 && DigitToSlot(x, digits[nd - 1]) > x) out[len++] = 0;
+    for (int i = nd - 1; i >= 0; --i) out[len++] = DigitToSlot(x, digits[i]);
+    out[len++] = x;
+    if (x == 0) out[len++] = 0;
+    return len;
+  }
+
+  // The entry starting at slot p of a run ending at `end`.
+  Entry Decode(std::uint64_t p, std::uint64_t end) const {
+    const std::uint64_t x = core_.Rem(p);
+    if (p == end) return {x, 1, 1};
+    const std::uint64_t next = core_.Rem(p + 1);
+    if (next == x) return {x, 2, 2};
+    std::uint64_t q = p + 1;
+    if (x > 0) {
+      if (next > x) return {x, 1, 1};
+      if (next == 0) ++q;  // marker before a first digit larger than x
+    } else {
+      // 0 then nonzero: a counter iff the first 0 after p starts a "0 0" pair.
+      std::uint64_t z = p + 1;
+      while (z <= end && core_.Rem(z) != 0) ++z;
+      if (z >= end || core_.Rem(z + 1) != 0) return {0, 1, 1};
+    }
+    const std::uint64_t base = Base(x);
+    std::uint64_t v = 0;
+    for (std::uint64_t d; (d = core_.Rem(q)) != x; ++q) v = v * base + SlotToDigit(x, d);
+    const std::uint64_t len = q - p + 1 + (x == 0 ? 1 : 0);
+    return {x, v + 3, len};
+  }
+
+  // Adds one to the count of (fq, fr), creating the entry (one slot) if needed.
+  bool Increment(std::uint64_t fq, std::uint64_t fr) {
+    if (!core_.Occupied(fq)) {
+      const std::int64_t prev = core_.RunEndUpTo(fq);
+      if (!core_.InsertSlot(fq, std::max<std::int64_t>(fq, prev + 1), fr, -1)) return false;
+      ++entries_;
+      ++total_;
+      return true;
+    }
+    const std::uint64_t end = core_.RunEndUpTo(fq);
+    const std::uint64_t start = core_.RunStart(fq, end);
+    std::uint64_t p = start;
+    while (p <= end) {
+      const Entry e = Decode(p, end);
+      if (e.rem == fr) {
+        if (e.count == std::numeric_limits<std::uint64_t>::max()) return false;  // no wrap
+        if (!Rewrite(fq, p, e.len, start, end, fr, e.count + 1)) return false;
+        ++total_;
+        return true;
+      }
+      if (e.rem > fr) break;
+      p += e.len;
+    }
+    if (!core_.InsertSlot(fq, p, fr, static_cast<std::int64_t>(end))) return false;
+    ++entries_;
+    ++total_;
+    return true;
+  }
+
+  // Replaces the entry of `len` slots at p (run [start, end] of fq) by the encoding of
+  // (fr, count), growing or shrinking the run one slot at a time at the entry's tail. False
+  // (entry unchanged) if the table has no room to grow.
+  bool Rewrite(std::uint64_t fq, std::uint64_t p, std::uint64_t len, std::uint64_t start,
+               std::uint64_t end, std::uint64_t fr, std::uint64_t count) {
+    std::array<std::uint64_t, kMaxEncoding> enc;
+    const std::uint64_t new_len = Encode(fr, count, enc.data());
+    std::uint64_t grown = 0;
+    while (len + grown < new_len) {
+      if (!core_.InsertSlot(fq, p + len + grown, fr, static_cast<std::int64_t>(end))) {
+        // undo the slots added so far; the old entry's slots are untouched
+        while (grown > 0) {
+          core_.RemoveSlot(fq, p + len + grown - 1, start, end);
+          --end;
+          --grown;
+        }
+        return false;
+      }
+      ++grown;
+      ++end;
+    }
+    for (std::uint64_t cur = len; cur > new_len; --cur) {
+      core_.RemoveSlot(fq, p + cur - 1, start, end);
+      --end;
+    }
+    for (std::uint64_t i = 0; i < new_len; ++i) core_.SetRem(p + i, enc[i]);
+    return true;
+  }
+
+  // Bulk load: entries arrive in increasing fingerprint order; equal fingerprints (after a
+  // merge cuts them to a common length) are summed before they are written.
+  void AppendEntry(std::uint64_t f, std::uint64_t c) {
+    if (pending_count_ > 0 && f == pending_f_) {
+      if (pending_count_ > std::numeric_limits<std::uint64_t>::max() - c) {
+        throw std::overflow_error("cqf merge: count passes 2^64 - 1");
+      }
+      pending_count_ += c;
+      return;
+    }
+    FlushPending();
+    pending_f_ = f;
+    pending_count_ = c;
+  }
+  void FlushPending() {
+    if (pending_count_ == 0) return;
+    std::array<std::uint64_t, kMaxEncoding> enc;
+    const std::uint64_t fq = pending_f_ >> core_.r(), fr = pending_f_ & RemainderMask();
+    const int len = Encode(fr, pending_count_, enc.data());
+    for (int i = 0; i < len; ++i) {
+      if (!core_.Append(fq, enc[i])) throw std::length_error("cqf: entries overflow the table");
+    }
+    ++entries_;
+    total_ += pending_count_;
+    pending_count_ = 0;
+  }
+  void FlushAppend() {
+    FlushPending();
+    core_.FinishAppend();
+  }
+
+  class EntryCursor {
+   public:
+    explicit EntryCursor(const BasicCqf& f) : f_(f), runs_(f.core_) {}
+    bool Next(std::uint64_t& fingerprint, std::uint64_t& count) {
+      if (p_ > end_) {
+        if (!runs_.Next(x_, p_, end_)) return false;
+      }
+      const Entry e = f_.Decode(p_, end_);
+      fingerprint = (x_ << f_.core_.r()) | e.rem;
+      count = e.count;
+      p_ += e.len;
+      return true;
+    }
+
+   private:
+    const BasicCqf& f_;
+    typename Core::RunCursor runs_;
+    std::uint64_t x_ = 0, p_ = 1, end_ = 0;
+  };
+
+  Core core_;
+  std::uint64_t seed_;
+  double max_load_;
+  std::uint64_t entries_ = 0, total_ = 0, insert_failures_ = 0;
+  std::uint64_t pending_f_ = 0, pending_count_ = 0;
+};
+
+using Cqf = BasicCqf<>;
+
+}  // namespace amq

@@ -1,0 +1,262 @@
+// filters/ribbon.h - standard Ribbon filter (P. C. Dillinger, S. Walzer, "Ribbon filter:
+// practically smaller than Bloom and Xor", arXiv:2103.02515, 2021).
+//
+// Layout: a solution matrix Z of m rows (slots) by r columns (result bits), m a multiple of
+// the ribbon width w (64 or 128). A key has a start s uniform in [0, m - w], a w-bit
+// coefficient row c with bit 0 set, and an r-bit fingerprint fp; it is in the filter iff
+//   XOR over t of c_t * Z[s + t]  ==  fp        (an r-bit value, one parity per column).
+// Construction solves these n equations over GF(2): banding ("on the fly" Gaussian
+// elimination, keys in order of start) leaves each equation as a pivot row at its own slot,
+// then back-substitution from the last slot fills Z. Z is stored interleaved column-major:
+// for each block of w slots, r words of w bits (column j of those slots), so a query reads
+// two adjacent blocks and computes r parities (popcounts).
+// Banding fails when a reduced row becomes 0 with a nonzero result, i.e. the equations are
+// inconsistent; then the next seed of the schedule is tried, at most 100 times.
+//
+// Theory, n keys, m slots, r result bits:
+//   FPR      = 2^-r  (a non-key's parity vector is independent of its fingerprint)
+//   bits/key = r m / n = r (1 + overhead)
+// Overhead: m = n (1 + eps_w) rounded up to whole blocks, at least one block. The overhead a
+// standard Ribbon needs grows slowly with n. Single-attempt banding failures measured here:
+// w = 64: eps 0.10 fails 4/50 at n = 10^5 and 1/10 at 10^6, eps 0.12 1/20 at 10^6, eps 0.14
+// 0/20 at 10^6 and 1/3 at 10^7; w = 128: eps 0.04 2/10, 0.045 2/30, 0.05 0/30 at 10^6 and 1/3
+// at 10^7. Hence eps_64 = 0.14 (`ribbon64`, FastFilter's StandardRibbon64 also measures 7.98
+// bits/key at r = 7) and eps_128 = 0.05 (`ribbon`). Sizing: --fpr eps gives
+// r = ceil(log2(1/eps)); --bits-per-key B gives r = floor(B / (1 + overhead)); r in 1 .. 32.
+// A repeated key reduces to an all-zero row with a zero result (a redundant equation): it is
+// counted in redundant_rows and excluded from n, never a failure.
+#pragma once
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "filters/static_common.h"
+#include "harness/filter.h"
+#include "harness/hashing.h"
+
+namespace amq {
+
+namespace ribbon_detail {
+using U128 = unsigned __int128;
+
+template <class Row>
+inline int CountTrailingZeros(Row x) {
+  if constexpr (sizeof(Row) == 8) {
+    return std::countr_zero(x);
+  } else {
+    const auto lo = static_cast<std::uint64_t>(x);
+    return lo ? std::countr_zero(lo) : 64 + std::countr_zero(static_cast<std::uint64_t>(x >> 64));
+  }
+}
+
+template <class Row>
+inline std::uint64_t Parity(Row x) {
+  if constexpr (sizeof(Row) == 8) {
+    return std::popcount(x) & 1;
+  } else {
+    return std::popcount(static_cast<std::uint64_t>(x) ^ static_cast<std::uint64_t>(x >> 64)) & 1;
+  }
+}
+
+// The coefficient row: bit 0 forced to 1 (the pivot at the key's start), the rest from odd
+// multiples of the hash, whose bits depend on the whole hash.
+template <class Row>
+inline Row CoefficientsOf(std::uint64_t h) {
+  if constexpr (sizeof(Row) == 8) {
+    return (h * 0x9e3779b97f4a7c15ULL) | 1;
+  } else {
+    const std::uint64_t lo = (h * 0x9e3779b97f4a7c15ULL) | 1;
+    const std::uint64_t hi = MurmurMix64(h ^ 0xa0761d6478bd642fULL);
+    return (static_cast<U128>(hi) << 64) | lo;
+  }
+}
+}  // namespace ribbon_detail
+
+template <int kWidth>
+class Ribbon {
+  static_assert(kWidth == 64 || kWidth == 128);
+  using Row = std::conditional_t<kWidth == 64, std::uint64_t, ribbon_detail::U128>;
+
+ public:
+  static constexpr int kRibbonWidth = kWidth;
+  static constexpr double kOverhead = kWidth == 64 ? 0.14 : 0.05;
+  static constexpr std::string_view kName = kWidth == 128 ? "ribbon" : "ribbon64";
+  static constexpr std::string_view kFamily = "ribbon";
+  static constexpr std::string_view kParameters =
+      kWidth == 64 ? "w = 64; m = n*1.14 rounded up to 64; --fpr eps: r = ceil(log2(1/eps)); "
+                     "--bits-per-key B: r = floor(B/1.14); r in 1..32"
+                   : "w = 128; m = n*1.05 rounded up to 128; --fpr eps: r = ceil(log2(1/eps)); "
+                     "--bits-per-key B: r = floor(B/1.05); r in 1..32";
+
+  static int ResultBitsFor(const FilterParams& p) {
+    const int r = p.bits_per_key > 0
+                      ? static_cast<int>(std::floor(p.bits_per_key / (1 + kOverhead)))
+                      : static_cast<int>(std::ceil(std::log2(1.0 / p.fpr_or_default())));
+    return std::clamp(r, 1, 32);
+  }
+
+  static std::size_t SlotsFor(std::size_t n, double overhead) {
+    const auto wanted =
+        static_cast<std::size_t>(std::ceil(static_cast<double>(n) * (1 + overhead)));
+    return std::max<std::size_t>(1, (wanted + kWidth - 1) / kWidth) * kWidth;
+  }
+
+  static Ribbon build(std::span<const std::uint64_t> keys, const FilterParams& p) {
+    return build(keys, p, StaticBuildOptions{});
+  }
+
+  static Ribbon build(std::span<const std::uint64_t> keys, const FilterParams& p,
+                      const StaticBuildOptions& options) {
+    Ribbon f;
+    f.r_ = ResultBitsFor(p);
+    f.slots_ = options.slots_override ? (options.slots_override + kWidth - 1) / kWidth * kWidth
+                                      : SlotsFor(keys.size(), kOverhead);
+    f.starts_ = f.slots_ - kWidth + 1;
+    Banding banding;
+    for (int attempt = 0; attempt < options.max_attempts; ++attempt) {
+      f.seed_ = static_detail::AttemptSeed(p.seed, attempt);
+      f.attempts_ = attempt + 1;
+      if (banding.Run(f, keys)) {
+        f.BackSubstitute(banding);
+        f.redundant_ = banding.redundant;
+        f.keys_ = keys.size() - banding.redundant;
+        return f;
+      }
+    }
+    throw BuildFailed(std::string(kName) + ": banding failed " +
+                      std::to_string(options.max_attempts) + " times for " +
+                      std::to_string(keys.size()) + " keys in " + std::to_string(f.slots_) +
+                      " slots");
+  }
+
+  bool contains(std::uint64_t key) const {
+    const std::uint64_t h = HashKey(key, seed_);
+    const std::uint64_t s = ReduceRange(h, starts_);
+    const Row c = ribbon_detail::CoefficientsOf<Row>(h);
+    const std::size_t o = s % kWidth;
+    // Z[s + t] for t < w - o sits in this block at bit o + t, the rest in the next block at
+    // bit t - (w - o): shift the row once instead of every column word.
+    const Row c_here = c << o;
+    const Row c_next = (c >> 1) >> (kWidth - 1 - o);  // two shifts: o = 0 must give 0
+    const Row* block = &solution_[s / kWidth * r_];
+    std::uint64_t result = 0;
+    for (int j = 0; j < r_; ++j) {
+      result |= ribbon_detail::Parity((block[j] & c_here) ^ (block[r_ + j] & c_next)) << j;
+    }
+    return result == Fingerprint(h);
+  }
+
+  std::size_t size_in_bytes() const { return slots_ / 8 * r_; }  // m r bits; not the pad block
+  std::span<const std::uint8_t> bytes() const {
+    return {reinterpret_cast<const std::uint8_t*>(solution_.data()), size_in_bytes()};
+  }
+  int result_bits() const { return r_; }
+  std::size_t slots() const { return slots_; }
+  int build_attempts() const { return attempts_; }
+  double overhead() const { return keys_ ? static_cast<double>(slots_) / keys_ - 1 : 0.0; }
+
+  Theory theory() const {
+    const double bpk = keys_ ? static_cast<double>(slots_) * r_ / keys_ : 0.0;
+    return {std::ldexp(1.0, -r_), bpk};
+  }
+
+  void add_stats(Stats& s) const {
+    s["build_attempts"] = attempts_;
+    s["fingerprint_bits"] = r_;
+    s["slots"] = slots_;
+    s["overhead"] = overhead();
+    s["ribbon_width"] = kWidth;
+    s["redundant_rows"] = redundant_;
+  }
+
+ private:
+  // The banding matrix: per slot, the pivot row stored there (0 = empty) and its result.
+  struct Banding {
+    std::vector<Row> rows;
+    std::vector<std::uint32_t> results;
+    std::vector<std::uint64_t> hashes, sorted;
+    std::vector<std::uint32_t> offsets;
+    std::size_t redundant = 0;
+
+    bool Run(const Ribbon& f, std::span<const std::uint64_t> keys) {
+      rows.assign(f.slots_, 0);
+      results.assign(f.slots_, 0);
+      redundant = 0;
+      hashes.resize(keys.size());
+      for (std::size_t i = 0; i < keys.size(); ++i) hashes[i] = HashKey(keys[i], f.seed_);
+      // Sorting by start (start is monotone in the hash) makes banding walk the matrix
+      // front to back; buckets of ~w starts are fine enough for that.
+      static_detail::SortByBucket(hashes, std::max<std::uint64_t>(1, f.starts_ / kWidth), offsets,
+                                  sorted);
+      for (std::uint64_t h : sorted) {
+        std::uint64_t i = ReduceRange(h, f.starts_);
+        Row c = ribbon_detail::CoefficientsOf<Row>(h);
+        std::uint32_t result = static_cast<std::uint32_t>(f.Fingerprint(h));
+        for (;;) {
+          const Row pivot = rows[i];
+          if (pivot == 0) {
+            rows[i] = c;
+            results[i] = result;
+            break;
+          }
+          // Both rows have their leading 1 at slot i: eliminate it, move to the next 1.
+          c ^= pivot;
+          result ^= results[i];
+          if (c == 0) {
+            if (result != 0) return false;  // inconsistent: this seed cannot work
+            ++redundant;                    // a repeated key: nothing to store
+            break;
+          }
+          const int tz = ribbon_detail::CountTrailingZeros(c);
+          c >>= tz;
+          i += tz;
+        }
+      }
+      return true;
+    }
+  };
+
+  // Z from the last slot down: Z[i] = result[i] XOR <row[i], Z[i+1 .. i+w-1]>, per column.
+  // state[j] holds column j of Z[i .. i+w-1] (bit t = Z[i+t]), so each step is a shift, a
+  // masked parity and, at a block boundary, a store of the finished block.
+  void BackSubstitute(const Banding& b) {
+    solution_.assign((slots_ / kWidth + 1) * r_, 0);  // + one zero block: queries read s/w + 1
+    std::vector<Row> state(r_, 0);
+    for (std::size_t i = slots_; i-- > 0;) {
+      const Row row = b.rows[i];
+      const std::uint32_t result = b.results[i];
+      for (int j = 0; j < r_; ++j) {
+        Row st = state[j] << 1;
+        // An empty slot (row 0) is a free variable: 0 is as good as any value.
+        st |= static_cast<Row>(((result >> j) & 1) ^ ribbon_detail::Parity(st & row));
+        state[j] = st;
+      }
+      if (i % kWidth == 0) {
+        Row* block = &solution_[i / kWidth * r_];
+        for (int j = 0; j < r_; ++j) block[j] = state[j];
+      }
+    }
+  }
+
+  std::uint64_t Fingerprint(std::uint64_t h) const { return static_detail::FingerprintOf(h, r_); }
+
+  int r_ = 7;
+  std::uint64_t seed_ = 0;
+  std::size_t slots_ = 0;
+  std::uint64_t starts_ = 1;
+  std::size_t keys_ = 0;
+  std::size_t redundant_ = 0;
+  int attempts_ = 0;
+  std::vector<Row> solution_;
+};
+
+using Ribbon64 = Ribbon<64>;
+using Ribbon128 = Ribbon<128>;
+
+}  // namespace amq

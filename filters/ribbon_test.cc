@@ -1,0 +1,135 @@
+// filters/ribbon_test.cc - standard Ribbon (w = 64 and 128): membership at small and large n,
+// repeated keys, FPR 2^-r at several widths, space r m / n, and the bounded failure path.
+#include "filters/ribbon.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "harness/kernels.h"
+#include "harness/stats.h"
+#include "workloads/uniform.h"
+
+namespace amq {
+namespace {
+
+FilterParams Params(std::size_t n, std::uint64_t seed, double fpr = 0.0) {
+  FilterParams p;
+  p.capacity = n;
+  p.seed = seed;
+  p.target_fpr = fpr;
+  return p;
+}
+
+template <class F>
+class RibbonTest : public ::testing::Test {};
+using RibbonTypes = ::testing::Types<Ribbon64, Ribbon128>;
+TYPED_TEST_SUITE(RibbonTest, RibbonTypes);
+
+TYPED_TEST(RibbonTest, HoldsEveryKey) {
+  for (std::size_t n : {0, 1, 2, 3, 64, 65, 1000, 100000}) {
+    const auto keys = UniformKeys(n + 3, KeyStream::kMembers, n);
+    for (int r : {1, 7, 13, 32}) {
+      const auto f = TypeParam::build(keys, Params(n, 5, std::ldexp(1.0, -r)));
+      ASSERT_EQ(f.result_bits(), r);
+      EXPECT_EQ(CountContained(f, keys), n) << "false negatives at n = " << n << ", r = " << r;
+      EXPECT_GE(f.build_attempts(), 1);
+    }
+  }
+}
+
+TYPED_TEST(RibbonTest, RepeatedKeysAreRedundantRows) {
+  const auto distinct = UniformKeys(3, KeyStream::kMembers, 1000);
+  std::vector<std::uint64_t> keys(distinct.begin(), distinct.end());
+  keys.insert(keys.end(), distinct.begin(), distinct.begin() + 100);
+  const auto f = TypeParam::build(keys, Params(keys.size(), 9));
+  EXPECT_EQ(CountContained(f, distinct), distinct.size());
+  Stats s;
+  f.add_stats(s);
+  EXPECT_EQ(s["redundant_rows"], 100);
+  EXPECT_DOUBLE_EQ(f.theory().bits_per_key, static_cast<double>(f.slots()) * 7 / 1000);
+}
+
+TYPED_TEST(RibbonTest, BitsPerKeyIsRTimesSlotsOverKeys) {
+  constexpr std::size_t n = 100000;
+  const auto keys = UniformKeys(4, KeyStream::kMembers, n);
+  for (int r : {4, 7, 8, 12}) {
+    const auto f = TypeParam::build(keys, Params(n, 1, std::ldexp(1.0, -r)));
+    const std::size_t slots = TypeParam::SlotsFor(n, TypeParam::kOverhead);
+    EXPECT_EQ(f.slots(), slots);
+    EXPECT_EQ(slots % TypeParam::kRibbonWidth, 0u);
+    EXPECT_DOUBLE_EQ(f.theory().bits_per_key, static_cast<double>(slots) * r / n);
+    EXPECT_EQ(f.size_in_bytes(), slots * r / 8);
+    // Rounding m up to whole blocks adds less than one block.
+    EXPECT_NEAR(f.overhead(), TypeParam::kOverhead, 128.0 / n);
+    Stats s;
+    f.add_stats(s);
+    EXPECT_DOUBLE_EQ(s["overhead"].get<double>(), f.overhead());
+  }
+}
+
+TEST(Ribbon, WidthFromParams) {
+  FilterParams p = Params(1000, 1);
+  EXPECT_EQ(Ribbon64::ResultBitsFor(p), 7);  // default 1%
+  p.target_fpr = 0;
+  p.bits_per_key = 8;
+  EXPECT_EQ(Ribbon128::ResultBitsFor(p), 7);  // floor(8 / 1.05)
+  EXPECT_EQ(Ribbon64::ResultBitsFor(p), 7);   // floor(8 / 1.14)
+  Stats s;
+  Ribbon128::build(std::vector<std::uint64_t>{1, 2, 3}, p).add_stats(s);
+  EXPECT_EQ(s["ribbon_width"], 128);
+}
+
+template <class F>
+void ExpectFprIsTwoToMinusR(int r) {
+  constexpr std::size_t kKeys = 100000, kNegatives = 1000000;
+  const auto keys = UniformKeys(21, KeyStream::kMembers, kKeys);
+  const auto negatives = UniformKeys(21, KeyStream::kNonMembers, kNegatives);
+  const auto f = F::build(keys, Params(kKeys, 2, std::ldexp(1.0, -r)));
+  ASSERT_EQ(f.result_bits(), r);
+  EXPECT_EQ(f.theory().fpr, std::ldexp(1.0, -r));
+  const Interval band = BinomialBand(kNegatives, f.theory().fpr);
+  const double fp = static_cast<double>(CountContained(f, negatives));
+  EXPECT_GE(fp, band.low) << F::kName << " r = " << r;
+  EXPECT_LE(fp, band.high) << F::kName << " r = " << r;
+}
+
+TEST(Ribbon, FalsePositiveRateIsTwoToMinusR) {
+  for (int r : {1, 4, 7, 8, 12, 16}) {
+    ExpectFprIsTwoToMinusR<Ribbon64>(r);
+    ExpectFprIsTwoToMinusR<Ribbon128>(r);
+  }
+}
+
+TEST(Ribbon, FailureIsBoundedAndReported) {
+  const auto keys = UniformKeys(8, KeyStream::kMembers, 1000);
+  StaticBuildOptions squeeze;
+  squeeze.max_attempts = 5;
+  squeeze.slots_override = 640;  // fewer slots than keys: the system is overdetermined
+  EXPECT_THROW(Ribbon64::build(keys, Params(1000, 1), squeeze), BuildFailed);
+  EXPECT_THROW(Ribbon128::build(keys, Params(1000, 1), squeeze), BuildFailed);
+}
+
+TEST(Ribbon, TightOverheadNeedsRetriesButStaysBounded) {
+  // 2% overhead at w = 64 fails most seeds at n = 10^4: the build either succeeds after
+  // several attempts or throws, and never exceeds the attempt limit.
+  const auto keys = UniformKeys(8, KeyStream::kMembers, 10000);
+  StaticBuildOptions tight;
+  tight.max_attempts = 20;
+  tight.slots_override = 10240;
+  int retried = 0, failed = 0;
+  for (std::uint64_t seed = 0; seed < 5; ++seed) {
+    try {
+      const auto f = Ribbon64::build(keys, Params(10000, seed), tight);
+      EXPECT_LE(f.build_attempts(), 20);
+      retried += f.build_attempts() > 1;
+      EXPECT_EQ(CountContained(f, keys), keys.size());
+    } catch (const BuildFailed&) {
+      ++failed;
+    }
+  }
+  EXPECT_GT(retried + failed, 0) << "2% overhead should not band at the first try every time";
+}
+
+}  // namespace
+}  // namespace amq

@@ -1,0 +1,536 @@
+// filters/rsqf_core.h - the block layout and run machinery shared by the rank-and-select
+// quotient filter (filters/rsqf.h) and the counting quotient filter (filters/cqf.h), after
+// P. Pandey, M. A. Bender, R. Johnson, R. Patro, "A General-Purpose Counting Filter: Making
+// Every Bit Count", SIGMOD 2017.
+//
+// Layout: 2^q canonical slots plus overflow slots at the end (no wrap-around), in blocks of 64
+// slots. A block is 17 + 8r bytes, interleaved so one lookup touches one or two cache lines:
+//   byte 0        offset: slots at the start of this block used by runs of quotients in
+//                 earlier blocks (the paper's O_i, as a count), saturated at kOffsetLimit
+//   bytes 1..8    occupieds bitmap: bit j set iff some stored fingerprint has quotient 64i + j
+//   bytes 9..16   runends bitmap: bit j set iff slot 64i + j is the last slot of a run
+//   bytes 17..    64 remainders of r bits, bit-packed (8r bytes)
+// Metadata: (64 + 64 + 8) / 64 = 2.125 bits per slot. Runs appear in quotient order, the k-th
+// set occupieds bit owning the k-th set runends bit; a run of quotient x starts at
+// max(x, end of the previous run + 1).
+//
+// RunEndUpTo(x) - where the last run of a quotient <= x ends - is one rank and one select:
+// d = popcount(occupieds of x's block up to x), then the d-th runend at or after
+// block start + offset. select is PDEP + TZCNT with BMI2 (compiled in when __BMI2__ is defined,
+// i.e. -march=native on a BMI2 CPU) and a portable byte-table select otherwise; both are
+// exposed below so the tests can check them against each other.
+//
+// Offsets wider than 8 bits: a stored offset equal to kOffsetLimit (255) means "255 or more";
+// the true value is then recomputed from the nearest earlier unsaturated block (one rank and
+// select per block in between). At the 95% default load the offset exceeds 255 with
+// probability ~1e-12 per block (M/D/1 queue tail), so only near-full tables pay; the tests
+// instantiate kOffsetLimit = 2 to run the fallback constantly.
+//
+// Overflow: 64 + 1.5 sqrt(2^q) slots, rounded up to whole blocks (0.15% at 2^20). A fingerprint
+// that would need a slot past the end is refused (insert returns false); nothing is lost.
+#pragma once
+
+#include <algorithm>
+#include <bit>
+#include <cassert>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <span>
+#include <string>
+#include <vector>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define AMQ_RSQF_X86 1
+#endif
+
+namespace amq {
+namespace rsqf_detail {
+
+inline int Popcount(std::uint64_t x) {
+#if defined(__POPCNT__)
+  return std::popcount(x);
+#else
+  // Without -mpopcnt, std::popcount is a libgcc call; this SWAR count inlines.
+  x = x - ((x >> 1) & 0x5555555555555555ULL);
+  x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+  x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0fULL;
+  return static_cast<int>((x * 0x0101010101010101ULL) >> 56);
+#endif
+}
+
+// kSelectInByte[b][k]: position of the k-th (0-based) set bit of byte b, 8 if none.
+struct SelectTable {
+  std::uint8_t pos[256][8];
+  constexpr SelectTable() : pos() {
+    for (int b = 0; b < 256; ++b) {
+      int k = 0;
+      for (int i = 0; i < 8; ++i) pos[b][i] = 8;
+      for (int i = 0; i < 8; ++i) {
+        if (b >> i & 1) pos[b][k++] = static_cast<std::uint8_t>(i);
+      }
+    }
+  }
+};
+inline constexpr SelectTable kSelectTable{};
+
+// Position of the k-th (0-based) set bit of x, or 64 if x has at most k set bits.
+inline int SelectPortable(std::uint64_t x, int k) {
+  for (int byte = 0; byte < 8; ++byte, x >>= 8) {
+    const unsigned b = x & 0xff;
+    const int c = Popcount(b);
+    if (k < c) return 8 * byte + kSelectTable.pos[b][k];
+    k -= c;
+  }
+  return 64;
+}
+
+#if defined(AMQ_RSQF_X86) && (defined(__GNUC__) || defined(__clang__))
+#define AMQ_RSQF_HAVE_BMI2_SELECT 1
+// PDEP deposits a single 1 at the k-th set bit of x; TZCNT reads its position. Compiled for
+// BMI2 whatever the build flags, so a test can run it when the CPU has BMI2.
+__attribute__((target("bmi,bmi2"))) inline int SelectBmi2(std::uint64_t x, int k) {
+  if (k >= 64) return 64;
+  return static_cast<int>(_tzcnt_u64(_pdep_u64(1ULL << k, x)));
+}
+inline bool CpuHasBmi2() { return __builtin_cpu_supports("bmi2"); }
+#endif
+
+// The select the filters call: BMI2 when the build targets it, portable otherwise.
+inline int Select(std::uint64_t x, int k) {
+#if defined(__BMI2__)
+  return static_cast<int>(_tzcnt_u64(_pdep_u64(1ULL << k, x)));
+#else
+  return SelectPortable(x, k);
+#endif
+}
+
+inline constexpr bool kSelectIsBmi2 =
+#if defined(__BMI2__)
+    true;
+#else
+    false;
+#endif
+
+}  // namespace rsqf_detail
+
+// Shape of the stored runs, computed on demand (stats and tests).
+struct RunShape {
+  std::uint64_t runs = 0, run_max = 0, clusters = 0, cluster_max = 0, stretches = 0,
+                stretch_max = 0, used = 0, displacement = 0, offset_max = 0, saturated_blocks = 0;
+  double probes_to_empty = 0;  // summed over all slots
+};
+
+template <int kOffsetLimit = 255>
+class RsqfCore {
+  static_assert(kOffsetLimit >= 1 && kOffsetLimit <= 255);
+
+ public:
+  static constexpr int kHeaderBytes = 17;
+  static constexpr double kMetadataBitsPerSlot = 2.125;
+
+  static std::uint64_t OverflowSlotsFor(int q) {
+    const double extra = 64 + 1.5 * std::sqrt(std::ldexp(1.0, q));
+    return (static_cast<std::uint64_t>(std::ceil(extra)) + 63) / 64 * 64;
+  }
+
+  RsqfCore() = default;
+  RsqfCore(int q, int r)
+      : q_(q),
+        r_(r),
+        rmask_((1ULL << r) - 1),
+        block_bytes_(kHeaderBytes + 8 * static_cast<std::size_t>(r)),
+        blocks_(((1ULL << q) + OverflowSlotsFor(q)) / 64),
+        bytes_(blocks_ * block_bytes_ + 8, 0) {}
+
+  int q() const { return q_; }
+  int r() const { return r_; }
+  std::uint64_t canonical_slots() const { return 1ULL << q_; }
+  std::uint64_t total_slots() const { return blocks_ * 64; }
+  std::uint64_t used() const { return used_; }
+  std::size_t size_in_bytes() const { return blocks_ * block_bytes_; }
+  std::span<const std::uint8_t> bytes() const { return {bytes_.data(), size_in_bytes()}; }
+
+  bool Occupied(std::uint64_t x) const { return OccWord(x >> 6) >> (x & 63) & 1; }
+  bool Runend(std::uint64_t s) const { return RunWord(s >> 6) >> (s & 63) & 1; }
+  std::uint64_t Rem(std::uint64_t s) const {
+    const std::size_t bit = (s & 63) * r_;
+    return (Load64(RemByte(s >> 6) + (bit >> 3)) >> (bit & 7)) & rmask_;
+  }
+  void SetRem(std::uint64_t s, std::uint64_t v) {
+    const std::size_t bit = (s & 63) * r_;
+    const std::size_t byte = RemByte(s >> 6) + (bit >> 3);
+    const std::uint64_t m = rmask_ << (bit & 7);
+    Store64(byte, (Load64(byte) & ~m) | ((v << (bit & 7)) & m));
+  }
+
+  // End of the last run whose quotient is <= x. When no such run reaches x's block the result
+  // is some value below x's block start (possibly -1): callers only compare it with slots of
+  // that block or later.
+  std::int64_t RunEndUpTo(std::uint64_t x) const {
+    const std::uint64_t block = x >> 6;
+    const std::uint64_t off = TrueOffset(block);
+    const int d = rsqf_detail::Popcount(OccWord(block) & ((2ULL << (x & 63)) - 1));
+    if (d == 0) return static_cast<std::int64_t>(block * 64 + off) - 1;
+    return static_cast<std::int64_t>(NthRunendFrom(block * 64 + off, d));
+  }
+
+  // First slot of the run that ends at `end` and has quotient x.
+  std::uint64_t RunStart(std::uint64_t x, std::uint64_t end) const {
+    std::uint64_t s = end;
+    while (s > x && !Runend(s - 1)) --s;
+    return s;
+  }
+
+  // Puts `value` in slot pos for quotient x, shifting everything from pos up to the first unused
+  // slot one slot right. run_end < 0: x has no run yet (pos = max(x, previous run end + 1));
+  // otherwise pos lies in [run start, run_end + 1]. False (nothing changed) if the shift would
+  // run past the last overflow slot.
+  bool InsertSlot(std::uint64_t x, std::uint64_t pos, std::uint64_t value, std::int64_t run_end) {
+    const std::uint64_t e = FirstUnusedFrom(pos);
+    if (e >= total_slots()) return false;
+    if (e > pos) {
+      MoveRemaindersRight(pos, e);
+      ShiftRunendsRight(pos, e);
+    }
+    SetRem(pos, value);
+    if (run_end < 0) {
+      SetRunend(pos, true);
+      SetOccupied(x, true);
+    } else if (pos == static_cast<std::uint64_t>(run_end) + 1) {
+      SetRunend(run_end, false);
+      SetRunend(pos, true);
+    }
+    // Every block start in (x, e] gains one slot of spill from runs of lower quotients.
+    for (std::uint64_t k = (x >> 6) + 1; k * 64 <= e; ++k) {
+      const std::uint8_t o = StoredOffset(k);
+      if (o < kOffsetLimit) SetStoredOffset(k, o + 1);
+    }
+    ++used_;
+    return true;
+  }
+
+  // Removes slot pos from the run [start, end] of quotient x, pulling the following shifted
+  // runs one slot left; a run that reaches its home slot stops the pull.
+  void RemoveSlot(std::uint64_t x, std::uint64_t pos, std::uint64_t start, std::uint64_t end) {
+    std::uint64_t last = end;  // last slot that moves
+    for (std::uint64_t y = x;;) {
+      y = NextOccupied(y + 1, last);
+      if (y > last) break;  // the next run starts at home (or there is none): it stays
+      last = NextRunend(last + 1);
+    }
+    MoveRemaindersLeft(pos, last);
+    ShiftRunendsLeft(pos, last);
+    SetRem(last, 0);
+    if (start == end) {
+      SetOccupied(x, false);
+    } else if (pos == end) {
+      SetRunend(pos - 1, true);
+    }
+    for (std::uint64_t k = (x >> 6) + 1; k * 64 <= last; ++k) {
+      const std::uint8_t o = StoredOffset(k);
+      // A saturated offset's new value is unknown: recompute it (blocks before k are final).
+      SetStoredOffset(k, o < kOffsetLimit ? o - 1 : Clamp(TrueOffset(k)));
+    }
+    --used_;
+  }
+
+  // Visits the runs in quotient order.
+  class RunCursor {
+   public:
+    explicit RunCursor(const RsqfCore& core) : core_(core) {}
+    bool Next(std::uint64_t& x, std::uint64_t& start, std::uint64_t& end) {
+      const std::uint64_t limit = core_.canonical_slots() - 1;
+      if (next_x_ > limit) return false;
+      x = core_.NextOccupied(next_x_, limit);
+      if (x > limit) {
+        next_x_ = x;
+        return false;
+      }
+      start = prev_end_ < 0 ? x : std::max<std::uint64_t>(x, prev_end_ + 1);
+      end = core_.NextRunend(start);
+      prev_end_ = static_cast<std::int64_t>(end);
+      next_x_ = x + 1;
+      return true;
+    }
+
+   private:
+    const RsqfCore& core_;
+    std::uint64_t next_x_ = 0;
+    std::int64_t prev_end_ = -1;
+  };
+
+  // Bulk load in sorted order (merge, resize): Append(x, value) puts value in the next slot of
+  // quotient x's run; quotients never decrease. Offsets are computed once by Finish().
+  bool Append(std::uint64_t x, std::uint64_t value) {
+    const bool new_run = append_last_ < 0 || x != append_x_;
+    const std::uint64_t pos = append_last_ < 0 ? x : std::max<std::uint64_t>(x, append_last_ + 1);
+    if (pos >= total_slots()) return false;
+    if (new_run) {
+      if (append_last_ >= 0) SetRunend(append_last_, true);
+      SetOccupied(x, true);
+    }
+    SetRem(pos, value);
+    append_last_ = static_cast<std::int64_t>(pos);
+    append_x_ = x;
+    ++used_;
+    return true;
+  }
+  void FinishAppend() {
+    if (append_last_ >= 0) SetRunend(append_last_, true);
+    std::uint64_t off = 0;
+    for (std::uint64_t k = 1; k < blocks_; ++k) {
+      off = OffsetAfter(k - 1, off);
+      SetStoredOffset(k, Clamp(off));
+    }
+    append_last_ = -1;
+  }
+
+  RunShape Shape() const {
+    RunShape sh;
+    RunCursor runs(*this);
+    std::uint64_t x, start, end;
+    std::int64_t prev_end = -1;
+    std::uint64_t cluster = 0, stretch = 0;
+    auto close_stretch = [&] {
+      if (!stretch) return;
+      ++sh.stretches;
+      sh.stretch_max = std::max(sh.stretch_max, stretch);
+      sh.probes_to_empty += stretch * (stretch + 1) / 2.0 + stretch;
+      stretch = 0;
+    };
+    while (runs.Next(x, start, end)) {
+      const std::uint64_t len = end - start + 1;
+      ++sh.runs;
+      sh.run_max = std::max(sh.run_max, len);
+      sh.used += len;
+      sh.displacement += len * (start - x) + len * (len - 1) / 2;
+      if (start == x) {  // an unshifted run start opens a cluster
+        sh.cluster_max = std::max(sh.cluster_max, cluster);
+        if (cluster) ++sh.clusters;
+        cluster = 0;
+      }
+      if (prev_end < 0 || start > static_cast<std::uint64_t>(prev_end) + 1) close_stretch();
+      cluster += len;
+      stretch += len;
+      prev_end = static_cast<std::int64_t>(end);
+    }
+    sh.cluster_max = std::max(sh.cluster_max, cluster);
+    if (cluster) ++sh.clusters;
+    close_stretch();
+    sh.probes_to_empty += static_cast<double>(total_slots() - sh.used);
+    for (std::uint64_t k = 0; k < blocks_; ++k) {
+      sh.offset_max = std::max<std::uint64_t>(sh.offset_max, TrueOffset(k));
+      sh.saturated_blocks += StoredOffset(k) >= kOffsetLimit;
+    }
+    return sh;
+  }
+
+  // Structural invariants, independent of the fast paths: runs pair up with occupied bits,
+  // stored offsets equal the offsets recomputed from the runs (saturated where too large),
+  // unused slots hold zero. Returns "" or the first violation.
+  std::string Validate() const {
+    std::uint64_t occupied = 0, runends = 0;
+    for (std::uint64_t k = 0; k < blocks_; ++k) {
+      occupied += rsqf_detail::Popcount(OccWord(k));
+      runends += rsqf_detail::Popcount(RunWord(k));
+      if (k * 64 >= canonical_slots() && OccWord(k)) return "occupied bit in overflow block";
+    }
+    if (occupied != runends) {
+      return "occupieds " + std::to_string(occupied) + " != runends " + std::to_string(runends);
+    }
+    // Walk the runs with plain bit scans (no offsets, no select).
+    std::vector<std::uint64_t> true_offset(blocks_, 0);
+    std::vector<bool> used(total_slots(), false);
+    std::int64_t prev_end = -1;
+    std::uint64_t next_end_search = 0, count = 0;
+    for (std::uint64_t x = 0; x < canonical_slots(); ++x) {
+      if (!Occupied(x)) continue;
+      std::uint64_t e = next_end_search;
+      while (e < total_slots() && !Runend(e)) ++e;
+      if (e >= total_slots()) return "run of quotient " + std::to_string(x) + " has no end";
+      const std::uint64_t start = prev_end < 0 ? x : std::max<std::uint64_t>(x, prev_end + 1);
+      if (e < start) return "run of quotient " + std::to_string(x) + " ends before it starts";
+      for (std::uint64_t s = start; s <= e; ++s) used[s] = true;
+      count += e - start + 1;
+      // blocks whose start lies in (x, e] see this run as spill
+      for (std::uint64_t k = (x >> 6) + 1; k * 64 <= e; ++k) true_offset[k] = e + 1 - k * 64;
+      prev_end = static_cast<std::int64_t>(e);
+      next_end_search = e + 1;
+    }
+    if (count != used_) return "runs hold " + std::to_string(count) + " slots, used_ differs";
+    for (std::uint64_t k = 0; k < blocks_; ++k) {
+      if (StoredOffset(k) != Clamp(true_offset[k])) {
+        return "block " + std::to_string(k) + " offset " + std::to_string(StoredOffset(k)) +
+               " != " + std::to_string(true_offset[k]);
+      }
+      if (TrueOffset(k) != true_offset[k]) return "TrueOffset wrong at block " + std::to_string(k);
+    }
+    for (std::uint64_t s = 0; s < total_slots(); ++s) {
+      if (!used[s] && Rem(s) != 0) return "unused slot " + std::to_string(s) + " not zero";
+    }
+    return "";
+  }
+
+  std::uint64_t TrueOffset(std::uint64_t k) const {
+    std::uint64_t off = StoredOffset(k);
+    if (off < kOffsetLimit) return off;
+    std::uint64_t j = k;
+    while (StoredOffset(j) >= kOffsetLimit) --j;  // block 0 has offset 0
+    off = StoredOffset(j);
+    for (std::uint64_t t = j + 1; t <= k; ++t) off = OffsetAfter(t - 1, off);
+    return off;
+  }
+
+ private:
+  static std::uint8_t Clamp(std::uint64_t off) {
+    return static_cast<std::uint8_t>(std::min<std::uint64_t>(off, kOffsetLimit));
+  }
+
+  std::uint64_t Load64(std::size_t byte) const {
+    std::uint64_t w;
+    std::memcpy(&w, &bytes_[byte], sizeof w);
+    return w;
+  }
+  void Store64(std::size_t byte, std::uint64_t w) { std::memcpy(&bytes_[byte], &w, sizeof w); }
+  std::size_t BlockByte(std::uint64_t k) const { return k * block_bytes_; }
+  std::size_t RemByte(std::uint64_t k) const { return BlockByte(k) + kHeaderBytes; }
+  std::uint8_t StoredOffset(std::uint64_t k) const { return bytes_[BlockByte(k)]; }
+  void SetStoredOffset(std::uint64_t k, std::uint8_t o) { bytes_[BlockByte(k)] = o; }
+  std::uint64_t OccWord(std::uint64_t k) const { return Load64(BlockByte(k) + 1); }
+  std::uint64_t RunWord(std::uint64_t k) const { return Load64(BlockByte(k) + 9); }
+  void SetOccWord(std::uint64_t k, std::uint64_t w) { Store64(BlockByte(k) + 1, w); }
+  void SetRunWord(std::uint64_t k, std::uint64_t w) { Store64(BlockByte(k) + 9, w); }
+  void SetOccupied(std::uint64_t x, bool on) {
+    const std::uint64_t w = OccWord(x >> 6), bit = 1ULL << (x & 63);
+    SetOccWord(x >> 6, on ? w | bit : w & ~bit);
+  }
+  void SetRunend(std::uint64_t s, bool on) {
+    const std::uint64_t w = RunWord(s >> 6), bit = 1ULL << (s & 63);
+    SetRunWord(s >> 6, on ? w | bit : w & ~bit);
+  }
+
+  // The d-th (1-based) set runend bit at or after slot p.
+  std::uint64_t NthRunendFrom(std::uint64_t p, int d) const {
+    std::uint64_t block = p >> 6;
+    std::uint64_t w = RunWord(block) & (~0ULL << (p & 63));
+    while (true) {
+      const int c = rsqf_detail::Popcount(w);
+      if (d <= c) return block * 64 + rsqf_detail::Select(w, d - 1);
+      d -= c;
+      ++block;
+      assert(block < blocks_);
+      w = RunWord(block);
+    }
+  }
+  std::uint64_t NextRunend(std::uint64_t p) const { return NthRunendFrom(p, 1); }
+
+  // First occupied quotient in [from, limit], or a value > limit.
+  std::uint64_t NextOccupied(std::uint64_t from, std::uint64_t limit) const {
+    const std::uint64_t last_block = std::min(limit, canonical_slots() - 1) >> 6;
+    std::uint64_t block = from >> 6;
+    if (from > limit || block > last_block) return limit + 1;
+    std::uint64_t w = OccWord(block) & (~0ULL << (from & 63));
+    while (true) {
+      if (w) return std::min(limit + 1, block * 64 + std::countr_zero(w));
+      if (++block > last_block) return limit + 1;
+      w = OccWord(block);
+    }
+  }
+
+  // True offset of block t + 1, given the true offset of block t.
+  std::uint64_t OffsetAfter(std::uint64_t t, std::uint64_t off_t) const {
+    const int d = rsqf_detail::Popcount(OccWord(t));
+    const std::int64_t end = d == 0 ? static_cast<std::int64_t>(t * 64 + off_t) - 1
+                                    : static_cast<std::int64_t>(NthRunendFrom(t * 64 + off_t, d));
+    return static_cast<std::uint64_t>(
+        std::max<std::int64_t>(0, end + 1 - static_cast<std::int64_t>((t + 1) * 64)));
+  }
+
+  // First slot >= s that no run covers: jump to the end of the last run of a quotient <= s
+  // until that end falls short of s. Returns total_slots() if there is none.
+  std::uint64_t FirstUnusedFrom(std::uint64_t s) const {
+    while (s < total_slots()) {
+      const std::int64_t t = RunEndUpTo(s);
+      if (t < static_cast<std::int64_t>(s)) return s;
+      s = static_cast<std::uint64_t>(t) + 1;
+    }
+    return total_slots();
+  }
+
+  static std::uint64_t RangeMask(unsigned lo, unsigned hi) {
+    return ((2ULL << hi) - 1) & (~0ULL << lo);
+  }
+
+  // Runend bits [pos, e - 1] move to [pos + 1, e]; bit pos becomes 0.
+  void ShiftRunendsRight(std::uint64_t pos, std::uint64_t e) {
+    const std::uint64_t first = pos >> 6, last = e >> 6;
+    for (std::uint64_t k = last;; --k) {
+      const unsigned lo = k == first ? pos & 63 : 0, hi = k == last ? e & 63 : 63;
+      const std::uint64_t mask = RangeMask(lo, hi), w = RunWord(k);
+      std::uint64_t moved = (w << 1) & mask & ~(1ULL << lo);
+      if (k != first) moved |= RunWord(k - 1) >> 63;
+      SetRunWord(k, (w & ~mask) | moved);
+      if (k == first) break;
+    }
+  }
+
+  // Runend bits [pos + 1, e] move to [pos, e - 1]; bit e becomes 0.
+  void ShiftRunendsLeft(std::uint64_t pos, std::uint64_t e) {
+    const std::uint64_t first = pos >> 6, last = e >> 6;
+    for (std::uint64_t k = first; k <= last; ++k) {
+      const unsigned lo = k == first ? pos & 63 : 0, hi = k == last ? e & 63 : 63;
+      const std::uint64_t mask = RangeMask(lo, hi), w = RunWord(k);
+      std::uint64_t moved = (w >> 1) & mask & ~(1ULL << hi);
+      if (k != last) moved |= (RunWord(k + 1) & 1) << 63;
+      SetRunWord(k, (w & ~mask) | moved);
+    }
+  }
+
+  // Remainders [pos, e - 1] move to [pos + 1, e]. Byte-wide remainders move with memmove per
+  // block; other widths slot by slot.
+  void MoveRemaindersRight(std::uint64_t pos, std::uint64_t e) {
+    if (r_ % 8 == 0) {
+      const std::size_t rb = r_ / 8;
+      const std::uint64_t first = pos >> 6, last = e >> 6;
+      for (std::uint64_t k = last;; --k) {
+        const std::uint64_t lo = k == first ? pos & 63 : 0, hi = k == last ? e & 63 : 63;
+        std::uint8_t* base = &bytes_[RemByte(k)];
+        if (hi > lo) std::memmove(base + (lo + 1) * rb, base + lo * rb, (hi - lo) * rb);
+        if (k == first) break;
+        std::memcpy(base, &bytes_[RemByte(k - 1)] + 63 * rb, rb);
+      }
+      return;
+    }
+    for (std::uint64_t s = e; s > pos; --s) SetRem(s, Rem(s - 1));
+  }
+
+  // Remainders [pos + 1, e] move to [pos, e - 1].
+  void MoveRemaindersLeft(std::uint64_t pos, std::uint64_t e) {
+    if (r_ % 8 == 0) {
+      const std::size_t rb = r_ / 8;
+      const std::uint64_t first = pos >> 6, last = e >> 6;
+      for (std::uint64_t k = first; k <= last; ++k) {
+        const std::uint64_t lo = k == first ? pos & 63 : 0, hi = k == last ? e & 63 : 63;
+        std::uint8_t* base = &bytes_[RemByte(k)];
+        if (hi > lo) std::memmove(base + lo * rb, base + (lo + 1) * rb, (hi - lo) * rb);
+        if (k != last) std::memcpy(base + 63 * rb, &bytes_[RemByte(k + 1)], rb);
+      }
+      return;
+    }
+    for (std::uint64_t s = pos; s < e; ++s) SetRem(s, Rem(s + 1));
+  }
+
+  int q_ = 0, r_ = 0;
+  std::uint64_t rmask_ = 0;
+  std::size_t block_bytes_ = 0;
+  std::uint64_t blocks_ = 0;
+  std::vector<std::uint8_t> bytes_;
+  std::uint64_t used_ = 0;
+  std::int64_t append_last_ = -1;
+  std::uint64_t append_x_ = 0;
+};
+
+}  // namespace amq

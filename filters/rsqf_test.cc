@@ -1,0 +1,294 @@
+// filters/rsqf_test.cc - the rank-and-select quotient filter: both select paths, random
+// insert/erase against a multiset, saturated offsets, a full table, merge and resize.
+#include "filters/rsqf.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <set>
+#include <utility>
+#include <vector>
+
+#include "harness/kernels.h"
+#include "harness/stats.h"
+#include "workloads/uniform.h"
+
+namespace amq {
+namespace {
+
+using Fp = std::pair<std::uint64_t, std::uint64_t>;
+
+int NaiveSelect(std::uint64_t x, int k) {
+  for (int i = 0; i < 64; ++i) {
+    if (x >> i & 1) {
+      if (k == 0) return i;
+      --k;
+    }
+  }
+  return 64;
+}
+
+TEST(RsqfSelect, PortableAndPdepAgreeWithNaive) {
+  XorShift64Star rng(1);
+  int bmi2_checked = 0;
+  for (int round = 0; round < 4000; ++round) {
+    std::uint64_t x = rng.Next();
+    if (round % 4 == 1) x &= rng.Next();  // sparse words
+    if (round % 4 == 2) x |= rng.Next();  // dense words
+    if (round == 3) x = 0;
+    if (round == 7) x = ~0ULL;
+    if (round == 11) x = 1ULL << 63;
+    const int ones = rsqf_detail::Popcount(x);
+    ASSERT_EQ(ones, std::popcount(x));
+    for (int k = 0; k < 64; ++k) {
+      const int want = NaiveSelect(x, k);
+      ASSERT_EQ(rsqf_detail::SelectPortable(x, k), want) << std::hex << x << " k " << k;
+      if (k < ones) {
+        ASSERT_EQ(rsqf_detail::Select(x, k), want);
+      }
+#ifdef AMQ_RSQF_HAVE_BMI2_SELECT
+      if (rsqf_detail::CpuHasBmi2()) {
+        ASSERT_EQ(rsqf_detail::SelectBmi2(x, k), want) << std::hex << x << " k " << k;
+        ++bmi2_checked;
+      }
+#endif
+    }
+  }
+#ifdef AMQ_RSQF_HAVE_BMI2_SELECT
+  if (rsqf_detail::CpuHasBmi2()) {
+    EXPECT_GT(bmi2_checked, 0);
+  } else {
+    GTEST_LOG_(INFO) << "CPU without BMI2: only the portable select was checked";
+  }
+#endif
+}
+
+FilterParams Params(std::size_t n, double fpr, double load, std::uint64_t seed) {
+  FilterParams p;
+  p.capacity = n;
+  p.target_fpr = fpr;
+  p.max_load = load;
+  p.seed = seed;
+  return p;
+}
+
+template <class F>
+std::vector<Fp> Stored(const F& f) {
+  std::vector<Fp> out;
+  f.for_each_fingerprint([&](std::uint64_t q, std::uint64_t r) { out.emplace_back(q, r); });
+  return out;
+}
+
+template <class F>
+void ExpectFprMatchesTheory(const F& f, std::size_t probes, std::uint64_t seed) {
+  const std::size_t fp = CountContained(f, UniformKeys(seed, KeyStream::kNonMembers, probes));
+  const Interval band = BinomialBand(probes, f.theory().fpr);
+  EXPECT_GE(static_cast<double>(fp), band.low) << "theory " << f.theory().fpr;
+  EXPECT_LE(static_cast<double>(fp), band.high) << "theory " << f.theory().fpr;
+}
+
+TEST(Rsqf, SizingFollowsTheParameters) {
+  Rsqf a(Params(1000, 0.01, 0, 1));
+  EXPECT_EQ(a.remainder_bits(), 7);
+  EXPECT_EQ(a.quotient_bits(), 11);  // 2^10 * 0.95 = 972.8 < 1000
+  FilterParams p = Params(1000, 0, 0.95, 1);
+  p.bits_per_key = 10;  // floor(9.5 - 2.125) = 7
+  EXPECT_EQ(Rsqf(p).remainder_bits(), 7);
+  EXPECT_EQ(Rsqf(Params(0, 0.01, 0, 1)).quotient_bits(), 6);
+  // 2^11 canonical slots + 64 + 1.5 * sqrt(2048) = 132 -> 192 overflow slots; 17 + 8r bytes
+  // per 64-slot block
+  EXPECT_EQ(a.core().total_slots(), 2048u + 192u);
+  EXPECT_EQ(a.size_in_bytes(), (2048u + 192u) / 64 * (17 + 8 * 7));
+}
+
+// Random inserts (a third repeat earlier keys) and erases, checked against a multiset of
+// fingerprints after every few steps, with the debug validator.
+template <int kLimit>
+void RandomOps(int q, int r, double fill, std::uint64_t seed, int steps) {
+  BasicRsqf<kLimit> f(q, r, SpreadSeed(seed), 0.95);
+  std::multiset<Fp> expected;
+  std::multiset<std::uint64_t> live;
+  std::vector<std::uint64_t> pool;
+  XorShift64Star rng(seed);
+  const std::uint64_t target = static_cast<std::uint64_t>(fill * (1ULL << q));
+  for (int step = 0; step < steps; ++step) {
+    const std::uint64_t dice = rng.Next() % 100;
+    if (live.size() < target && (dice < 55 || live.empty())) {
+      const std::uint64_t key =
+          (!pool.empty() && dice % 3 == 0) ? pool[rng.Next() % pool.size()] : rng.Next();
+      pool.push_back(key);
+      ASSERT_TRUE(f.insert(key)) << "step " << step;
+      expected.insert(f.Fingerprint(key));
+      live.insert(key);
+    } else if (!live.empty()) {
+      auto it = live.begin();
+      std::advance(it, rng.Next() % std::min<std::size_t>(live.size(), 64));
+      ASSERT_TRUE(f.erase(*it));
+      expected.erase(expected.find(f.Fingerprint(*it)));
+      live.erase(it);
+    }
+    if (step % 101 == 0 || step + 30 > steps) {
+      ASSERT_EQ(f.Validate(), "") << "step " << step;
+      ASSERT_EQ(Stored(f), std::vector<Fp>(expected.begin(), expected.end())) << "step " << step;
+      for (std::uint64_t key : live) ASSERT_TRUE(f.contains(key)) << "false negative";
+    }
+  }
+}
+
+TEST(Rsqf, RandomInsertEraseMatchesMultiset) {
+  RandomOps<255>(6, 3, 1.2, 1, 5000);  // past the canonical slots, into the overflow
+  RandomOps<255>(8, 8, 0.95, 2, 6000);
+  RandomOps<255>(9, 13, 0.9, 3, 6000);  // not byte-wide: slot-by-slot shifts
+  RandomOps<255>(10, 16, 0.97, 4, 6000);
+}
+
+TEST(Rsqf, SaturatedOffsetsFallBackToScanning) {
+  // kOffsetLimit = 2: almost every offset saturates, so every rank/select goes through the
+  // recomputation path.
+  RandomOps<2>(6, 4, 1.2, 5, 5000);
+  RandomOps<2>(8, 8, 0.95, 6, 6000);
+  RandomOps<2>(10, 5, 0.9, 7, 6000);
+}
+
+TEST(Rsqf, RealEightBitOffsetsSaturateNearFull) {
+  // 2^16 canonical slots filled to 99.9%: runs spill hundreds of slots past block starts.
+  Rsqf f(16, 8, SpreadSeed(3), 0.95);
+  const auto keys = UniformKeys(3, KeyStream::kMembers, 65470);
+  for (auto k : keys) ASSERT_TRUE(f.insert(k));
+  Stats s;
+  f.add_stats(s);
+  EXPECT_GT(s["offset_max"].get<std::uint64_t>(), 255u);
+  EXPECT_GT(s["saturated_offsets"].get<std::uint64_t>(), 0u);
+  ASSERT_EQ(f.Validate(), "");
+  for (auto k : keys) ASSERT_TRUE(f.contains(k));
+  for (std::size_t i = 0; i < keys.size(); i += 2) ASSERT_TRUE(f.erase(keys[i]));
+  ASSERT_EQ(f.Validate(), "");
+  for (std::size_t i = 1; i < keys.size(); i += 2) ASSERT_TRUE(f.contains(keys[i]));
+}
+
+TEST(Rsqf, FullTableRefusesWithoutChange) {
+  Rsqf f(6, 8, SpreadSeed(4), 0.95);  // 64 canonical + 128 overflow slots
+  const auto keys = UniformKeys(4, KeyStream::kMembers, 400);
+  std::size_t accepted = 0, refused = 0;
+  for (auto k : keys) {
+    const std::vector<std::uint8_t> before(f.bytes().begin(), f.bytes().end());
+    if (f.insert(k)) {
+      ++accepted;
+    } else {
+      ++refused;
+      ASSERT_EQ(std::memcmp(before.data(), f.bytes().data(), before.size()), 0);
+    }
+  }
+  EXPECT_GT(refused, 0u);
+  EXPECT_EQ(f.stored(), accepted);
+  ASSERT_EQ(f.Validate(), "");
+  Stats s;
+  f.add_stats(s);
+  EXPECT_EQ(s["insert_failures"].get<std::size_t>(), refused);
+  std::size_t found = 0;
+  for (auto k : keys) found += f.contains(k);
+  EXPECT_GE(found, accepted);
+}
+
+TEST(Rsqf, EraseOfAbsentKeyReportsFalseUnlessItsFingerprintIsStored) {
+  const auto keys = UniformKeys(3, KeyStream::kMembers, 2000);
+  Rsqf f(Params(keys.size(), 0.05, 0, 3));
+  std::multiset<Fp> stored;
+  for (auto k : keys) {
+    ASSERT_TRUE(f.insert(k));
+    stored.insert(f.Fingerprint(k));
+  }
+  std::size_t collisions = 0;
+  for (auto k : UniformKeys(3, KeyStream::kNonMembers, 20000)) {
+    const Fp fp = f.Fingerprint(k);
+    const bool present = stored.count(fp) > 0;
+    collisions += present;
+    EXPECT_EQ(f.erase(k), present);
+    if (present) {
+      ASSERT_TRUE(f.insert(k));
+    }
+  }
+  EXPECT_GT(collisions, 0u);
+  EXPECT_EQ(f.Validate(), "");
+}
+
+TEST(Rsqf, FprMatchesTheoryAcrossRemainderWidths) {
+  for (int r : {2, 6, 9}) {
+    Rsqf f(14, r, SpreadSeed(r), 0.95);
+    for (auto k : UniformKeys(r, KeyStream::kMembers, 15500)) ASSERT_TRUE(f.insert(k));
+    ExpectFprMatchesTheory(f, 400000, r);
+  }
+}
+
+TEST(Rsqf, ResizeKeepsEveryKeyAndTheFpr) {
+  const auto keys = UniformKeys(5, KeyStream::kMembers, 30000);
+  Rsqf f(Params(keys.size(), 0.002, 0.95, 5));
+  for (auto k : keys) ASSERT_TRUE(f.insert(k));
+  const Rsqf g = f.resized_double();
+  EXPECT_EQ(g.quotient_bits(), f.quotient_bits() + 1);
+  EXPECT_EQ(g.remainder_bits(), f.remainder_bits() - 1);
+  EXPECT_EQ(g.stored(), f.stored());
+  ASSERT_EQ(g.Validate(), "");
+  for (auto k : keys) ASSERT_TRUE(g.contains(k));
+  EXPECT_DOUBLE_EQ(g.theory().fpr, f.theory().fpr);
+  ExpectFprMatchesTheory(g, 1000000, 55);
+  Rsqf h = g;
+  const auto more = UniformKeys(6, KeyStream::kMembers, 20000);
+  for (auto k : more) ASSERT_TRUE(h.insert(k));
+  for (auto k : keys) ASSERT_TRUE(h.erase(k));
+  ASSERT_EQ(h.Validate(), "");
+  for (auto k : more) ASSERT_TRUE(h.contains(k));
+}
+
+TEST(Rsqf, MergeAnswersBothInputs) {
+  const auto a_keys = UniformKeys(7, KeyStream::kMembers, 20000);
+  const auto b_keys = UniformKeys(8, KeyStream::kMembers, 25000);
+  Rsqf a(Params(60000, 0.01, 0.95, 77)), b(Params(60000, 0.01, 0.95, 77));
+  for (auto k : a_keys) ASSERT_TRUE(a.insert(k));
+  for (auto k : b_keys) ASSERT_TRUE(b.insert(k));
+  const Rsqf m = Rsqf::merge(a, b);
+  EXPECT_EQ(m.quotient_bits(), a.quotient_bits());
+  EXPECT_EQ(m.stored(), a.stored() + b.stored());
+  ASSERT_EQ(m.Validate(), "");
+  std::vector<Fp> both = Stored(a);
+  const auto sb = Stored(b);
+  both.insert(both.end(), sb.begin(), sb.end());
+  std::sort(both.begin(), both.end());
+  EXPECT_EQ(Stored(m), both);
+  for (auto k : a_keys) ASSERT_TRUE(m.contains(k));
+  for (auto k : b_keys) ASSERT_TRUE(m.contains(k));
+  ExpectFprMatchesTheory(m, 1000000, 78);
+}
+
+TEST(Rsqf, MergeGrowsWhenTheSumDoesNotFit) {
+  const auto a_keys = UniformKeys(9, KeyStream::kMembers, 30000);
+  const auto b_keys = UniformKeys(10, KeyStream::kMembers, 30000);
+  Rsqf a(Params(30000, 0.001, 0.95, 4)), b(Params(30000, 0.001, 0.95, 4));
+  for (auto k : a_keys) ASSERT_TRUE(a.insert(k));
+  for (auto k : b_keys) ASSERT_TRUE(b.insert(k));
+  const Rsqf m = Rsqf::merge(a, b);
+  EXPECT_EQ(m.quotient_bits(), a.quotient_bits() + 1);
+  EXPECT_EQ(m.remainder_bits(), a.remainder_bits() - 1);
+  ASSERT_EQ(m.Validate(), "");
+  for (auto k : a_keys) ASSERT_TRUE(m.contains(k));
+  for (auto k : b_keys) ASSERT_TRUE(m.contains(k));
+  ExpectFprMatchesTheory(m, 1000000, 79);
+  Rsqf c(Params(30000, 0.001, 0.95, 5));
+  EXPECT_THROW(Rsqf::merge(a, c), std::invalid_argument);
+}
+
+TEST(Rsqf, StatsDescribeTheRuns) {
+  Rsqf f(Params(100000, 0.01, 0.95, 12));
+  for (auto k : UniformKeys(12, KeyStream::kMembers, 100000)) ASSERT_TRUE(f.insert(k));
+  Stats s;
+  f.add_stats(s);
+  EXPECT_EQ(s["metadata_bits_per_slot"], 2.125);
+  EXPECT_EQ(s["insert_failures"], 0);
+  EXPECT_GE(s["stretch_length_mean"].get<double>(), s["cluster_length_mean"].get<double>());
+  EXPECT_GE(s["cluster_length_mean"].get<double>(), s["run_length_mean"].get<double>());
+  const double knuth = s["displacement_mean_knuth"].get<double>();
+  EXPECT_NEAR(s["displacement_mean"].get<double>(), knuth, 0.25 * knuth);
+}
+
+}  // namespace
+}  // namespace amq

@@ -1,0 +1,126 @@
+// filters/static_bench.cc - build and query of the static filters at n = 10^6, the shape of
+// FastFilter's bulk-insert-and-query table (REFERENCE_NUMBERS.md §2). There, on this machine
+// class, median / best ns per key: BinaryFuse8 build 52 / 38, query 8.5 / 5; Xor8 build
+// 301 / 235, query 6.5 / 5; StandardRibbon64 (r = 7) build 60 / 38, query 14-29.
+// Run: build/amqbench_micro --benchmark_filter='^static/' --benchmark_repetitions=5
+// (about a minute).
+//
+// Memory: harness/micro_bench.cc's main keeps freed memory in the process (mallopt), and each
+// build benchmark here first builds once untimed, so the timed builds reuse pages that are
+// already mapped ("warm", as FastFilter's numbers after a first filter). static/*/build_cold
+// instead hands all free memory back to the kernel before every timed build (malloc_trim,
+// outside the timed region), so first-touch page faults of the scratch and output arrays are
+// inside the time: that is what a process building one filter pays.
+// Every benchmark checks for false negatives before it times anything.
+#include <benchmark/benchmark.h>
+#include <malloc.h>
+
+#include <cmath>
+#include <string>
+
+#include "filters/binary_fuse.h"
+#include "filters/ribbon.h"
+#include "filters/xor.h"
+#include "harness/kernels.h"
+#include "workloads/uniform.h"
+
+namespace amq {
+namespace {
+
+constexpr std::size_t kStaticKeys = 1000000;
+
+FilterParams StaticParams() {
+  FilterParams p;
+  p.capacity = kStaticKeys;
+  p.target_fpr = std::ldexp(1.0, -7);  // Ribbon r = 7; the fixed-width filters ignore it
+  p.seed = 1;
+  return p;
+}
+
+const std::vector<std::uint64_t>& StaticMembers() {
+  static const auto keys = UniformKeys(2, KeyStream::kMembers, kStaticKeys);
+  return keys;
+}
+const std::vector<std::uint64_t>& StaticNonMembers() {
+  static const auto keys = UniformKeys(2, KeyStream::kNonMembers, kStaticKeys);
+  return keys;
+}
+
+void PerKey(benchmark::State& state, std::size_t keys) {
+  state.counters["ns_per_key"] =
+      benchmark::Counter(static_cast<double>(keys), benchmark::Counter::kIsIterationInvariantRate |
+                                                        benchmark::Counter::kInvert);
+}
+
+template <class F>
+void BM_StaticBuild(benchmark::State& state, bool cold) {
+  const auto& keys = StaticMembers();
+  const FilterParams params = StaticParams();
+  {
+    const F warm = F::build(keys, params);  // maps the pages; also the correctness check
+    if (CountContained(warm, keys) != keys.size()) {
+      state.SkipWithError("false negatives");
+      return;
+    }
+    state.counters["bits_per_key"] = 8.0 * warm.size_in_bytes() / keys.size();
+  }
+  int attempts = 0;
+  for (auto _ : state) {
+    if (cold) {
+      state.PauseTiming();
+      malloc_trim(0);
+      state.ResumeTiming();
+    }
+    F filter = F::build(keys, params);
+    benchmark::DoNotOptimize(filter);
+    attempts = filter.build_attempts();
+    state.PauseTiming();
+    { F discard = std::move(filter); }  // free outside the timed region
+    state.ResumeTiming();
+  }
+  state.counters["build_attempts"] = attempts;
+  PerKey(state, keys.size());
+}
+
+template <class F>
+void BM_StaticQuery(benchmark::State& state, bool members) {
+  const auto& keys = StaticMembers();
+  const F filter = F::build(keys, StaticParams());
+  if (CountContained(filter, keys) != keys.size()) {
+    state.SkipWithError("false negatives");
+    return;
+  }
+  const auto& queries = members ? keys : StaticNonMembers();
+  std::size_t found = 0;
+  for (auto _ : state) {
+    found = CountContained(filter, queries);
+    benchmark::DoNotOptimize(found);
+  }
+  state.counters["found_fraction"] = static_cast<double>(found) / queries.size();
+  PerKey(state, queries.size());
+}
+
+template <class F>
+bool RegisterStatic() {
+  const std::string base = "static/" + std::string(F::kName);
+  for (bool cold : {false, true}) {
+    benchmark::RegisterBenchmark((base + (cold ? "/build_cold" : "/build_warm")).c_str(),
+                                 [cold](benchmark::State& s) { BM_StaticBuild<F>(s, cold); })
+        ->Unit(benchmark::kMillisecond)
+        ->UseRealTime();
+  }
+  for (bool members : {true, false}) {
+    benchmark::RegisterBenchmark((base + (members ? "/query_present" : "/query_absent")).c_str(),
+                                 [members](benchmark::State& s) { BM_StaticQuery<F>(s, members); })
+        ->Unit(benchmark::kMillisecond)
+        ->UseRealTime();
+  }
+  return true;
+}
+
+const bool registered = RegisterStatic<Xor8>() && RegisterStatic<BinaryFuse8>() &&
+                        RegisterStatic<BinaryFuse8x4>() && RegisterStatic<Ribbon64>() &&
+                        RegisterStatic<Ribbon128>();
+
+}  // namespace
+}  // namespace amq

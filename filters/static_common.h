@@ -1,0 +1,209 @@
+// filters/static_common.h - what the static filters (XOR, binary fuse, Ribbon) share: the
+// per-attempt seed schedule, lazy duplicate removal, fingerprint extraction and storage, a
+// counting sort of hashes by their leading bits, and the peeling solver of the XOR family.
+//
+// Peeling (hypergraph 2-core removal, used by XOR and binary fuse filters): every key is an
+// equation F[p_0] ^ ... ^ F[p_{a-1}] = fp(key) over the slot array F. A slot that only one
+// remaining key touches can be solved last for that key, so it is removed together with the
+// key, which may leave other slots with a single key. If every key gets removed, assigning
+// the slots in reverse removal order satisfies every equation.
+// The per-slot state is the "xor of keys" trick of Graf and Lemire: instead of lists of keys,
+// each slot keeps how many keys touch it and the XOR of their hashes; when the count is 1, the
+// XOR is the one remaining key's hash. The low 2 bits of the count byte hold the XOR of the
+// position index (0 .. a-1) by which each key reaches the slot, so a slot with count 1 also
+// says which of its key's positions it is, without re-deriving and comparing all of them.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <span>
+#include <type_traits>
+#include <vector>
+
+#include "filters/bit_packed.h"
+#include "harness/hashing.h"
+
+namespace amq::static_detail {
+
+// Construction attempts before BuildFailed: at the sizes used here one attempt fails with
+// probability well under 1%, so 100 failures in a row mean the input or settings are wrong.
+inline constexpr int kMaxBuildAttempts = 100;
+
+// The hash seed of attempt a: a fresh, unrelated hash function per attempt, and the same
+// sequence of them for the same FilterParams.seed.
+inline std::uint64_t AttemptSeed(std::uint64_t seed, int attempt) {
+  return SpreadSeed(SpreadSeed(seed) + static_cast<std::uint64_t>(attempt));
+}
+
+// A sorted copy without repeats. Only called after a failed attempt: a repeated key is a
+// repeated equation, which no seed can peel (or, in Ribbon, a redundant row), and a sort of
+// every input up front would cost more than the whole binary fuse construction.
+inline std::vector<std::uint64_t> DistinctKeys(std::span<const std::uint64_t> keys) {
+  std::vector<std::uint64_t> copy(keys.begin(), keys.end());
+  std::sort(copy.begin(), copy.end());
+  copy.erase(std::unique(copy.begin(), copy.end()), copy.end());
+  return copy;
+}
+
+// The k-bit fingerprint of a hash: the top bits of an odd multiple. The slot positions use the
+// hash's top bits (ReduceRange) and its low bits (in-segment offsets); the product's top bits
+// depend on every bit of the hash, so the fingerprint is not a copy of either field.
+inline constexpr std::uint64_t kFingerprintMultiplier = 0xd6e8feb86659fd93ULL;
+inline std::uint64_t FingerprintOf(std::uint64_t hash, int bits) {
+  return (hash * kFingerprintMultiplier) >> (64 - bits);
+}
+
+// Slot storage of k-bit fingerprints: plain bytes or 16-bit words for k = 8 and 16 (a load
+// per slot, nothing to unpack), bit-packed for any other width, so space is exactly k bits
+// per slot either way.
+template <int kBits>
+class FingerprintArray {
+ public:
+  using Word = std::conditional_t<kBits == 8, std::uint8_t, std::uint16_t>;
+  FingerprintArray() = default;
+  FingerprintArray(std::size_t count, int bits) {
+    if constexpr (kBits == 0) {
+      packed_ = BitPackedArray<0>(count, bits);
+    } else {
+      words_.assign(count, 0);
+    }
+  }
+  std::uint64_t get(std::size_t i) const {
+    if constexpr (kBits == 0) {
+      return packed_.get(i);
+    } else {
+      return words_[i];
+    }
+  }
+  void set(std::size_t i, std::uint64_t v) {
+    if constexpr (kBits == 0) {
+      packed_.set(i, v);
+    } else {
+      words_[i] = static_cast<Word>(v);
+    }
+  }
+  std::size_t size_in_bytes() const {
+    if constexpr (kBits == 0) {
+      return packed_.size_in_bytes();
+    } else {
+      return words_.size() * sizeof(Word);
+    }
+  }
+  const std::uint8_t* data() const {
+    if constexpr (kBits == 0) {
+      return packed_.data();
+    } else {
+      return reinterpret_cast<const std::uint8_t*>(words_.data());
+    }
+  }
+
+ private:
+  static_assert(kBits == 0 || kBits == 8 || kBits == 16);
+  std::vector<Word> words_;
+  BitPackedArray<0> packed_;
+};
+
+// Counting sort of hashes by bucket = ReduceRange(hash, buckets), which is monotone in the
+// hash: bucket b holds exactly the keys whose first slot lies in the b-th slice of the array,
+// so processing them in bucket order walks the slot array front to back (cache-friendly).
+inline void SortByBucket(std::span<const std::uint64_t> in, std::uint64_t buckets,
+                         std::vector<std::uint32_t>& offsets, std::vector<std::uint64_t>& out) {
+  offsets.assign(buckets + 1, 0);
+  for (std::uint64_t h : in) ++offsets[ReduceRange(h, buckets) + 1];
+  for (std::uint64_t b = 0; b < buckets; ++b) offsets[b + 1] += offsets[b];
+  out.resize(in.size());
+  for (std::uint64_t h : in) out[offsets[ReduceRange(h, buckets)]++] = h;
+}
+
+// The peeling solver. Scratch vectors are members so retries reuse their memory.
+template <int kArity>
+class Peeler {
+  static_assert(kArity == 3 || kArity == 4);
+
+ public:
+  // Peels the equations of `hashes` over `slots` slots; positions(h, out) writes the kArity
+  // distinct slots of hash h with out[j] being position j. Returns false when a non-empty
+  // 2-core remains (or a slot's 6-bit key count would overflow), true when every key was
+  // removed; then order() lists (hash, position index) in removal order.
+  template <class Positions>
+  bool Peel(std::span<const std::uint64_t> hashes, std::size_t slots, Positions positions) {
+    counts_.assign(slots, 0);
+    xors_.assign(slots, 0);
+    order_hash_.clear();
+    order_found_.clear();
+    order_hash_.reserve(hashes.size());
+    order_found_.reserve(hashes.size());
+    std::array<std::uint32_t, kArity> p;
+    bool overflow = false;
+    for (std::uint64_t h : hashes) {
+      positions(h, p);
+      for (int j = 0; j < kArity; ++j) {
+        overflow |= counts_[p[j]] >= 0xfc;  // 63 keys in one slot: the count would wrap
+        counts_[p[j]] += 4;
+        counts_[p[j]] ^= static_cast<std::uint8_t>(j);
+        xors_[p[j]] ^= h;
+      }
+    }
+    if (overflow) return false;
+
+    // Depth-first: a slot freed by the key just removed is peeled next, while it is in cache.
+    stack_.clear();
+    for (std::uint32_t i = 0; i < slots; ++i) {
+      if ((counts_[i] >> 2) == 1) stack_.push_back(i);
+    }
+    while (!stack_.empty()) {
+      const std::uint32_t i = stack_.back();
+      stack_.pop_back();
+      if ((counts_[i] >> 2) != 1) continue;  // emptied since it was pushed
+      const std::uint64_t h = xors_[i];
+      const int found = counts_[i] & 3;
+      order_hash_.push_back(h);
+      order_found_.push_back(static_cast<std::uint8_t>(found));
+      positions(h, p);
+      for (int j = 0; j < kArity; ++j) {
+        counts_[p[j]] -= 4;
+        counts_[p[j]] ^= static_cast<std::uint8_t>(j);
+        xors_[p[j]] ^= h;
+        if (j != found && (counts_[p[j]] >> 2) == 1) stack_.push_back(p[j]);
+      }
+    }
+    return order_hash_.size() == hashes.size();
+  }
+
+  // Solves the slots in reverse removal order: a key's own slot is still zero when its turn
+  // comes (every key touching it was removed earlier, so is assigned later), hence the slot
+  // value is the fingerprint XOR all of the key's positions.
+  template <class Positions, class Store, class Fingerprint>
+  void Assign(Positions positions, Store& store, Fingerprint fingerprint) const {
+    std::array<std::uint32_t, kArity> p;
+    for (std::size_t s = order_hash_.size(); s-- > 0;) {
+      const std::uint64_t h = order_hash_[s];
+      positions(h, p);
+      std::uint64_t v = fingerprint(h);
+      for (int j = 0; j < kArity; ++j) v ^= store.get(p[j]);
+      store.set(p[order_found_[s]], v);
+    }
+  }
+
+ private:
+  std::vector<std::uint8_t> counts_;
+  std::vector<std::uint64_t> xors_;
+  std::vector<std::uint32_t> stack_;
+  std::vector<std::uint64_t> order_hash_;
+  std::vector<std::uint8_t> order_found_;
+};
+
+}  // namespace amq::static_detail
+
+namespace amq {
+
+// Construction settings the tests may override to force the failure path.
+struct StaticBuildOptions {
+  int max_attempts = static_detail::kMaxBuildAttempts;
+  std::size_t slots_override = 0;  // 0: the family's own sizing
+};
+
+}  // namespace amq

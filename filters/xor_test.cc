@@ -1,0 +1,141 @@
+// filters/xor_test.cc - XOR filters: membership at small and large n, repeated keys, FPR 2^-k
+// at several widths, the exact space formula, and the bounded failure path.
+#include "filters/xor.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "harness/kernels.h"
+#include "harness/stats.h"
+#include "workloads/uniform.h"
+
+namespace amq {
+namespace {
+
+FilterParams Params(std::size_t n, std::uint64_t seed, double fpr = 0.0) {
+  FilterParams p;
+  p.capacity = n;
+  p.seed = seed;
+  p.target_fpr = fpr;
+  return p;
+}
+
+template <class F>
+class XorTest : public ::testing::Test {};
+using XorTypes = ::testing::Types<Xor8, Xor16, Xor<0>>;
+TYPED_TEST_SUITE(XorTest, XorTypes);
+
+TYPED_TEST(XorTest, HoldsEveryKey) {
+  for (std::size_t n : {0, 1, 2, 3, 1000, 100000}) {
+    const auto keys = UniformKeys(n + 17, KeyStream::kMembers, n);
+    const auto f = TypeParam::build(keys, Params(n, 5));
+    EXPECT_EQ(CountContained(f, keys), n) << "false negatives at n = " << n;
+    EXPECT_GE(f.build_attempts(), 1);
+  }
+}
+
+TYPED_TEST(XorTest, RepeatedKeysAreRemovedNotRetriedForever) {
+  const auto distinct = UniformKeys(3, KeyStream::kMembers, 1000);
+  std::vector<std::uint64_t> keys;
+  for (int copy = 0; copy < 3; ++copy) keys.insert(keys.end(), distinct.begin(), distinct.end());
+  std::reverse(keys.begin() + 1000, keys.end());
+  const auto f = TypeParam::build(keys, Params(keys.size(), 9));
+  EXPECT_EQ(CountContained(f, distinct), distinct.size());
+  // The first peel must fail (a repeated equation never peels), the second succeeds.
+  EXPECT_EQ(f.build_attempts(), 2);
+  Stats s;
+  f.add_stats(s);
+  EXPECT_EQ(s["duplicates_removed"], 2000);
+  EXPECT_EQ(s["build_attempts"], 2);
+  // Space is charged to the 1000 keys the filter holds, sized for them.
+  EXPECT_EQ(f.slots(), TypeParam::SlotsFor(1000));
+  EXPECT_DOUBLE_EQ(f.theory().bits_per_key, f.slots() * f.fingerprint_bits() / 1000.0);
+}
+
+TEST(Xor, SlotsFollowThePaper) {
+  // floor(1.23 n) + 32, rounded up to a multiple of 3.
+  EXPECT_EQ(Xor8::SlotsFor(0), 33u);
+  EXPECT_EQ(Xor8::SlotsFor(1), 33u);
+  EXPECT_EQ(Xor8::SlotsFor(100), 156u);          // 123 + 32 = 155 -> 156
+  EXPECT_EQ(Xor8::SlotsFor(1000000), 1230033u);  // 1230032 -> 1230033
+  EXPECT_EQ(Xor8::SlotsFor(1000001), 1230033u);  // floor(1230001.23) + 32
+  EXPECT_EQ(Xor8::SlotsFor(10000000), 12300033u);
+}
+
+TEST(Xor, BitsPerKeyIsTheFormula) {
+  constexpr std::size_t n = 100000;
+  const auto keys = UniformKeys(4, KeyStream::kMembers, n);
+  for (int k : {4, 7, 8, 12}) {
+    const auto f = Xor<0>::build(keys, Params(n, 1, std::ldexp(1.0, -k)));
+    ASSERT_EQ(f.fingerprint_bits(), k);
+    const double slots = 3 * std::ceil((123.0 * n / 100 + 32) / 3);  // n is a multiple of 100
+    EXPECT_DOUBLE_EQ(f.theory().bits_per_key, slots * k / n);
+    EXPECT_NEAR(f.theory().bits_per_key, 1.23 * k + 32.0 * k / n, 2.0 * k / n);
+    EXPECT_EQ(f.size_in_bytes(), static_cast<std::size_t>(std::ceil(slots * k / 8)));
+  }
+  const auto x8 = Xor8::build(keys, Params(n, 1));
+  EXPECT_EQ(x8.size_in_bytes(), Xor8::SlotsFor(n));
+  EXPECT_NEAR(x8.theory().bits_per_key, 9.84, 0.01);
+  const auto x16 = Xor16::build(keys, Params(n, 1));
+  EXPECT_EQ(x16.size_in_bytes(), 2 * Xor16::SlotsFor(n));
+}
+
+TEST(Xor, WidthFromParams) {
+  FilterParams p = Params(1000, 1);
+  EXPECT_EQ(Xor<0>::FingerprintBitsFor(p), 7);  // default 1%
+  p.target_fpr = 0.001;
+  EXPECT_EQ(Xor<0>::FingerprintBitsFor(p), 10);
+  p.target_fpr = 0;
+  p.bits_per_key = 10;
+  EXPECT_EQ(Xor<0>::FingerprintBitsFor(p), 8);  // floor(10 / 1.23)
+  p.target_fpr = 0.5;
+  p.bits_per_key = 0;
+  EXPECT_EQ(Xor8::FingerprintBitsFor(p), 8);  // fixed width ignores --fpr
+}
+
+// FPR against 2^-k with 10^6 non-keys, a 5-sigma binomial band.
+template <class F>
+void ExpectFprIsTwoToMinusK(const FilterParams& p, int expected_bits) {
+  constexpr std::size_t kKeys = 100000, kNegatives = 1000000;
+  const auto keys = UniformKeys(21, KeyStream::kMembers, kKeys);
+  const auto negatives = UniformKeys(21, KeyStream::kNonMembers, kNegatives);
+  const auto f = F::build(keys, p);
+  ASSERT_EQ(f.fingerprint_bits(), expected_bits);
+  EXPECT_EQ(f.theory().fpr, std::ldexp(1.0, -expected_bits));
+  const Interval band = BinomialBand(kNegatives, f.theory().fpr);
+  const double fp = static_cast<double>(CountContained(f, negatives));
+  EXPECT_GE(fp, band.low) << F::kName << " k = " << expected_bits;
+  EXPECT_LE(fp, band.high) << F::kName << " k = " << expected_bits;
+}
+
+TEST(Xor, FalsePositiveRateIsTwoToMinusK) {
+  for (int k : {1, 4, 7, 8, 12}) {
+    ExpectFprIsTwoToMinusK<Xor<0>>(Params(100000, 2, std::ldexp(1.0, -k)), k);
+  }
+  ExpectFprIsTwoToMinusK<Xor8>(Params(100000, 2), 8);
+  ExpectFprIsTwoToMinusK<Xor16>(Params(100000, 2), 16);
+}
+
+TEST(Xor, FailureIsBoundedAndReported) {
+  const auto keys = UniformKeys(8, KeyStream::kMembers, 1000);
+  StaticBuildOptions squeeze;
+  squeeze.max_attempts = 5;
+  squeeze.slots_override = 600;  // 0.6 slots per key: no seed can peel this
+  EXPECT_THROW(Xor8::build(keys, Params(1000, 1), squeeze), BuildFailed);
+  EXPECT_THROW(Xor<0>::build(keys, Params(1000, 1), squeeze), BuildFailed);
+}
+
+TEST(Xor, StatsNameTheBuild) {
+  const auto keys = UniformKeys(8, KeyStream::kMembers, 5000);
+  const auto f = Xor8::build(keys, Params(5000, 1));
+  Stats s;
+  f.add_stats(s);
+  EXPECT_EQ(s["build_attempts"], f.build_attempts());
+  EXPECT_EQ(s["fingerprint_bits"], 8);
+  EXPECT_EQ(s["slots"], Xor8::SlotsFor(5000));
+}
+
+}  // namespace
+}  // namespace amq
