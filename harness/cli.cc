@@ -3,6 +3,8 @@
 #include <boost/program_options.hpp>
 #include <chrono>
 #include <csignal>
+#include <functional>
+#include <memory>
 #include <cstdio>
 #include <iostream>
 #include <malloc.h>
@@ -10,9 +12,13 @@
 
 #include "harness/commands.h"
 #include "harness/errors.h"
+#include "harness/option_lists.h"
 #include "harness/registry.h"
 #include "harness/result_file.h"
-#include "workloads/uniform.h"
+#include "traces/flow.h"
+#include "traces/trace_stats.h"
+#include "workloads/keys.h"
+#include "workloads/queries.h"
 
 namespace amq {
 namespace po = boost::program_options;
@@ -25,7 +31,7 @@ namespace {
 constexpr std::pair<const char*, const char*> kLegend[] = {
     {"filter", "registered filter name (amqbench list)"},
     {"family", "filter family; theory curves are drawn per family"},
-    {"workload", "what the keys were: {kind, seed, ...}"},
+    {"workload", "what the keys and queries were: {kind, seed, queries: {count, positive_fraction, dist}, ...}; a trace adds its file, hash and statistics"},
     {"keys", "keys inserted (n)"},
     {"capacity", "keys the filter was sized for: --capacity, or n"},
     {"target_fpr", "--fpr given for this cell, or null"},
@@ -52,10 +58,14 @@ constexpr std::pair<const char*, const char*> kLegend[] = {
     {"query_ns_negative", "ns per lookup of Q distinct non-members (median of R)"},
     {"query_ns_negative_min", "fastest pass"},
     {"query_ns_negative_max", "slowest pass"},
-    {"query_ns_mixed", "ns per lookup of Q queries mixed at positive_fraction (median of R)"},
+    {"query_ns_mixed", "ns per lookup of the query stream: Q queries at positive_fraction with --query-dist popularity, or every packet of --trace (median of R)"},
     {"query_ns_mixed_min", "fastest pass"},
     {"query_ns_mixed_max", "slowest pass"},
-    {"false_negatives", "inserted keys the filter did not find: must be 0, checked every run"},
+    {"false_negatives", "inserted keys (and stream queries about them) the filter did not find: must be 0, checked every run"},
+    {"stream_queries", "queries in the stream (query_ns_mixed's loop)"},
+    {"stream_negative_queries", "stream queries about non-members (repeats count each time)"},
+    {"stream_false_positives", "stream queries about non-members answered present"},
+    {"stream_fpr", "stream_false_positives / stream_negative_queries: the FPR the stream's users see"},
     {"keys_inserted", "keys the filter holds (n minus refused inserts)"},
     {"insert_failures", "inserts the filter refused (a full cuckoo table)"},
     {"size_bytes", "the filter's storage in bytes"},
@@ -82,28 +92,6 @@ constexpr std::pair<const char*, const char*> kLegend[] = {
     {"first_failure_load", "cuckoo family: load factor when the first insert failed, or null"},
 };
 
-std::vector<std::string> SplitCommas(const std::string& text) {
-  std::vector<std::string> parts;
-  std::stringstream in(text);
-  for (std::string part; std::getline(in, part, ',');) parts.push_back(part);
-  if (parts.empty()) parts.push_back("");
-  return parts;
-}
-
-template <class T>
-std::vector<T> ParseList(const std::string& option, const std::string& text) {
-  std::vector<T> values;
-  for (const std::string& part : SplitCommas(text)) {
-    std::istringstream in(part);
-    T value{};
-    if (!(in >> value) || !in.eof()) {
-      throw InputError("--" + option + ": '" + part + "' is not a number");
-    }
-    values.push_back(value);
-  }
-  return values;
-}
-
 std::atomic<bool> g_interrupted{false};
 extern "C" void OnInterrupt(int) { g_interrupted = true; }
 
@@ -118,10 +106,6 @@ struct Grid {
   std::vector<Sizing> sizings;
   std::vector<double> max_loads;
   std::vector<double> positive_fractions;
-  std::size_t cells() const {
-    return filters.size() * keys.size() * sizings.size() * max_loads.size() *
-           positive_fractions.size();
-  }
 };
 
 std::string Describe(const CellSpec& spec, std::string_view filter) {
@@ -132,6 +116,10 @@ std::string Describe(const CellSpec& spec, std::string_view filter) {
   if (spec.params.bits_per_key > 0) out << " bits/key=" << spec.params.bits_per_key;
   if (spec.params.max_load > 0) out << " max-load=" << spec.params.max_load;
   out << " positive-fraction=" << spec.positive_fraction;
+  const Json& stream = spec.workload->parameters;
+  if (stream.contains("queries") && stream["queries"].contains("dist")) {
+    out << " query-dist=" << stream["queries"]["dist"].get<std::string>();
+  }
   return out.str();
 }
 
@@ -158,7 +146,8 @@ int LegendCommand(const Args& args) {
 
 int RunCommand(const Args& args) {
   std::string filters_text, keys_text, fpr_text, bits_text, load_text, out_path;
-  std::string fraction_text;
+  std::string fraction_text, keys_from_text, query_dist_text, trace_path, trace_key;
+  double trace_members = 0.5;
   long long queries = 0, capacity = 0;  // signed, so "-1" is caught rather than wrapped
   std::uint64_t seed = 1;
   int repeats = 0, max_kicks = 500;
@@ -177,8 +166,19 @@ int RunCommand(const Args& args) {
       ("bits-per-key", po::value(&bits_text), "target bits per key (> 0), comma list; not with --fpr")
       ("max-load", po::value(&load_text), "table fill limits in (0, 1], comma list")
       ("queries", po::value(&queries), "keys per timed query loop (default 1000000; --quick 20000)")
+      ("keys-from", po::value(&keys_from_text)->default_value("uniform"),
+       (std::string("key distributions, comma list: ") + kKeyKindsHelp).c_str())
       ("positive-fraction", po::value(&fraction_text)->default_value("0.5"),
-       "share of members in the mixed query loop, in [0, 1], comma list")
+       "share of members in the query stream, in [0, 1], comma list")
+      ("query-dist", po::value(&query_dist_text)->default_value("uniform"),
+       "popularity of the stream's queries: uniform or zipf:ALPHA, comma list")
+      ("trace", po::value(&trace_path),
+       "replay a trace (pcap, pcapng, or amqbench's binary/text): the filter holds a share of "
+       "its distinct flows and every packet is a query; replaces --keys and --keys-from")
+      ("trace-members", po::value(&trace_members)->default_value(0.5),
+       "with --trace: share of the distinct flows the filter holds (the first ones seen)")
+      ("trace-key", po::value(&trace_key)->default_value("5tuple"),
+       "with --trace: what a packet's key is: 5tuple, pair (address pair) or src")
       ("seed", po::value(&seed)->default_value(1), "seed for keys, queries and hash functions")
       ("repeat", po::value(&repeats), "timed repeats per cell, median reported (default 3; --quick 1)")
       ("max-kicks", po::value(&max_kicks)->default_value(500), "cuckoo: evictions before an insert fails")
@@ -239,6 +239,21 @@ int RunCommand(const Args& args) {
     if (!(p >= 0 && p <= 1)) throw InputError("--positive-fraction must be in [0, 1], got " + std::to_string(p));
     grid.positive_fractions.push_back(p);
   }
+  std::vector<KeySource> key_sources;
+  for (const std::string& kind : SplitCommas(keys_from_text)) key_sources.push_back(KeySource::Parse(kind));
+  std::vector<QueryDist> query_dists;
+  for (const std::string& dist : SplitCommas(query_dist_text)) query_dists.push_back(QueryDist::Parse(dist));
+  const bool replay = vm.count("trace") > 0;
+  if (replay) {
+    if (vm.count("keys") || !vm["keys-from"].defaulted() || !vm["query-dist"].defaulted() ||
+        !vm["positive-fraction"].defaulted()) {
+      throw InputError("--trace sets the keys and the queries: drop --keys, --keys-from, "
+                       "--query-dist and --positive-fraction");
+    }
+    if (!(trace_members > 0 && trace_members <= 1)) {
+      throw InputError("--trace-members must be in (0, 1]");
+    }
+  }
   if (!vm.count("queries")) queries = quick ? 20000 : 1000000;
   if (!vm.count("repeat")) repeats = quick ? 1 : 3;
   if (queries < 1) throw InputError("--queries must be at least 1");
@@ -253,35 +268,73 @@ int RunCommand(const Args& args) {
   mallopt(M_MMAP_THRESHOLD, 1 << 30);
   mallopt(M_TRIM_THRESHOLD, -1);
 
-  // One workload for the largest n; smaller cells take a prefix of the same key stream.
-  const std::size_t max_keys = *std::max_element(grid.keys.begin(), grid.keys.end());
-  Workload workload;
-  workload.name = "uniform";
-  workload.seed = seed;
-  workload.parameters = {{"kind", "uniform"}, {"seed", seed}};
-  workload.keys = UniformKeys(seed, KeyStream::kMembers, max_keys);
-  workload.negatives = UniformKeys(seed, KeyStream::kNonMembers, static_cast<std::size_t>(queries));
-
   Json doc;
   doc["schema_version"] = kSchemaVersion;
   doc["context"] = RunContext(CommandLine("run", args), seed);
   doc["complete"] = false;
   doc["records"] = Json::array();
 
+  // The workloads, each made once, before any timing: one per key distribution and n, or the
+  // trace. Their query streams are set per (distribution, positive fraction) below.
+  struct Plan {
+    std::function<Workload()> make;
+    std::string label;
+  };
+  std::vector<Plan> plans;
+  if (replay) {
+    // Read the trace now: a damaged file is bad input, reported before any progress output.
+    TraceWorkloadOptions options;
+    options.key = ParseKeyMode(trace_key);
+    options.member_fraction = trace_members;
+    options.seed = seed;
+    auto trace = std::make_shared<Workload>(TraceWorkload(trace_path, options));
+    plans.push_back({[trace] { return *trace; }, "trace " + trace_path});
+  } else {
+    // Catch a missing word list or key file now, not after other cells have run.
+    for (const KeySource& source : key_sources) {
+      if (source.kind == KeySource::Kind::kWords) (void)WordListPath(source.argument);
+      if (source.kind == KeySource::Kind::kFile) (void)ReadLines(source.argument, "key file");
+    }
+    for (const KeySource& source : key_sources) {
+      for (std::size_t n : grid.keys) {
+        plans.push_back({[=] { return MakeWorkload(source, n, static_cast<std::size_t>(queries), seed); },
+                         source.Name() + " n=" + std::to_string(n)});
+      }
+    }
+  }
+  const std::size_t streams = replay ? 1 : query_dists.size() * grid.positive_fractions.size();
+  const std::size_t total = plans.size() * streams * grid.sizings.size() *
+                            grid.max_loads.size() * grid.filters.size();
+
   std::signal(SIGINT, OnInterrupt);
   std::signal(SIGTERM, OnInterrupt);
-  const std::size_t total = grid.cells();
   std::size_t done = 0, cells_with_false_negatives = 0;
   const auto started = std::chrono::steady_clock::now();
-  for (std::size_t n : grid.keys) {
-    for (const Sizing& sizing : grid.sizings) {
-      for (double max_load : grid.max_loads) {
-        for (double fraction : grid.positive_fractions) {
+  for (const Plan& plan : plans) {
+    if (g_interrupted) break;
+    std::fprintf(stderr, "amqbench: preparing %s\n", plan.label.c_str());
+    Workload workload = plan.make();
+    for (std::size_t stream = 0; stream < streams && !g_interrupted; ++stream) {
+      double fraction = 0;
+      if (!replay) {
+        QueryMix mix;
+        mix.count = static_cast<std::size_t>(queries);
+        mix.dist = query_dists[stream / grid.positive_fractions.size()];
+        fraction = mix.positive_fraction = grid.positive_fractions[stream % grid.positive_fractions.size()];
+        mix.seed = seed;
+        AddQueries(workload, mix);
+      } else {
+        std::size_t members = 0;
+        for (std::uint8_t m : workload.query_is_member) members += m;
+        fraction = workload.queries.empty() ? 0.0 : static_cast<double>(members) / workload.queries.size();
+      }
+      for (const Sizing& sizing : grid.sizings) {
+        for (double max_load : grid.max_loads) {
           for (const FilterEntry* filter : grid.filters) {
             if (g_interrupted) break;
             CellSpec spec;
-            spec.params.capacity = vm.count("capacity") ? static_cast<std::size_t>(capacity) : n;
-            spec.keys = n;
+            spec.keys = workload.keys.size();
+            spec.params.capacity = vm.count("capacity") ? static_cast<std::size_t>(capacity) : spec.keys;
             spec.params.target_fpr = sizing.fpr;
             spec.params.bits_per_key = sizing.bits_per_key;
             spec.params.max_load = max_load;
@@ -295,9 +348,10 @@ int RunCommand(const Args& args) {
             doc["records"].push_back(record);
             WriteJsonAtomically(out_path, doc);  // finished cells survive an interrupt
             ++done;
-            const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-            std::fprintf(stderr, "[%zu/%zu %.1fs] %s: %.2f bits/key, fpr %.5f (theory %.5f), fn %s\n",
-                         done, total, elapsed, Describe(spec, filter->name).c_str(),
+            const double elapsed =
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+            std::fprintf(stderr, "[%zu/%zu %.1fs] %s %s: %.2f bits/key, fpr %.5f (theory %.5f), fn %s\n",
+                         done, total, elapsed, workload.name.c_str(), Describe(spec, filter->name).c_str(),
                          record.value("bits_per_key", 0.0), record.value("fpr", 0.0),
                          record.value("fpr_theory", 0.0),
                          record.contains("false_negatives") ? record["false_negatives"].dump().c_str() : "-");

@@ -93,6 +93,29 @@ TEST_F(Driver, QuickRunWritesEveryDocumentedField) {
   }
 }
 
+TEST_F(Driver, WorkloadsAndQueryDistributionsFormTheGrid) {
+  const fs::path json_path = dir_ / "workloads.json";
+  const Outcome run = Run("run --quick --filter cuckoo12 --keys 5000 --keys-from uniform,sequential,strided:4096 "
+                          "--query-dist uniform,zipf:0.99 --positive-fraction 0,0.95 --out " +
+                          json_path.string());
+  ASSERT_EQ(run.status, 0) << run.err;
+  const auto doc = nlohmann::json::parse(ReadFile(json_path));
+  ASSERT_EQ(doc["records"].size(), 3u * 2u * 2u);
+  for (const auto& r : doc["records"]) {
+    EXPECT_EQ(r["false_negatives"], 0);
+    const auto& queries = r["workload"]["queries"];
+    EXPECT_EQ(r["stream_queries"], 20000);
+    // The stream's member share is the requested fraction, to the query.
+    const double members = static_cast<double>(r["stream_queries"].get<int>() -
+                                                r["stream_negative_queries"].get<int>());
+    EXPECT_NEAR(members / 20000, queries["positive_fraction"].get<double>(), 1e-4);
+  }
+  EXPECT_EQ(doc["records"][0]["workload"]["kind"], "uniform");
+  EXPECT_EQ(doc["records"][4]["workload"]["kind"], "sequential");
+  EXPECT_EQ(doc["records"][1]["workload"]["queries"]["dist"], "uniform");
+  EXPECT_EQ(doc["records"][2]["workload"]["queries"]["dist"], "zipf:0.99");
+}
+
 TEST_F(Driver, ListNamesEveryFilter) {
   const Outcome list = Run("list");
   ASSERT_EQ(list.status, 0);
@@ -123,6 +146,10 @@ TEST_F(Driver, BadInputExitsTwoWithOneLineAndNoFile) {
       {"run --quick --out " + (dir_ / "no" / "such" / "dir.json").string(), "cannot write"},
       {"run --quick", "needs --out"},
       {"frobnicate", "unknown command"},
+      {"run --keys-from nosuchkind" + tail, "nosuchkind"},
+      {"run --query-dist zipf:-1" + tail, "zipf"},
+      {"run --trace " + (dir_ / "missing.pcap").string() + tail, "missing.pcap"},
+      {"run --trace x.pcap --keys 10" + tail, "--trace sets the keys"},
   };
   for (const auto& [args, message] : cases) {
     const Outcome bad = Run(args);

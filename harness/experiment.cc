@@ -3,7 +3,8 @@
 
 namespace amq {
 
-QuerySet MakeQuerySet(std::span<const std::uint64_t> inserted, const CellSpec& spec) {
+QuerySet MakeQuerySet(std::span<const std::uint64_t> inserted,
+                      const std::vector<std::uint64_t>& refused, const CellSpec& spec) {
   XorShift64Star rng(spec.params.seed ^ 0x71756572ULL);
   QuerySet set;
   const std::size_t q = spec.queries;
@@ -14,7 +15,22 @@ QuerySet MakeQuerySet(std::span<const std::uint64_t> inserted, const CellSpec& s
   const auto& negatives = spec.workload->negatives;
   set.negatives.assign(negatives.begin(), negatives.begin() + std::min(q, negatives.size()));
 
-  // The mixed loop: each query is a member with probability `positive_fraction`, so the
+  const Workload& w = *spec.workload;
+  if (!w.queries.empty()) {
+    set.mixed = w.queries;
+    set.mixed_is_member.assign(w.query_is_member.begin(), w.query_is_member.end());
+    if (!refused.empty()) {
+      for (std::size_t i = 0; i < set.mixed.size(); ++i) {
+        if (set.mixed_is_member[i] &&
+            std::binary_search(refused.begin(), refused.end(), set.mixed[i])) {
+          set.mixed_is_member[i] = 0;
+        }
+      }
+    }
+    return set;
+  }
+
+  // Without a stream: each query is a member with probability `positive_fraction`, so the
   // branch predictor cannot learn the answer pattern (RocksDB's filter_bench does the same).
   set.mixed.reserve(q);
   std::size_t next_negative = 0;
@@ -23,8 +39,10 @@ QuerySet MakeQuerySet(std::span<const std::uint64_t> inserted, const CellSpec& s
                         static_cast<double>(rng.Next() >> 11) * 0x1.0p-53 < spec.positive_fraction;
     if (member || set.negatives.empty()) {
       set.mixed.push_back(set.positives.empty() ? 0 : set.positives[i]);
+      set.mixed_is_member.push_back(!set.positives.empty());
     } else {
       set.mixed.push_back(set.negatives[next_negative++ % set.negatives.size()]);
+      set.mixed_is_member.push_back(0);
     }
   }
   return set;

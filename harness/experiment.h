@@ -43,10 +43,15 @@ struct CellSpec {
 struct QuerySet {
   std::vector<std::uint64_t> positives;  // sampled with replacement from the inserted keys
   std::vector<std::uint64_t> negatives;  // distinct non-members
-  std::vector<std::uint64_t> mixed;      // shuffled blend at the positive fraction
+  std::vector<std::uint64_t> mixed;      // the workload's query stream (Zipf, trace replay), or
+                                         // a uniform blend at the positive fraction
+  std::vector<std::uint8_t> mixed_is_member;  // 1: the filter holds mixed[i]
 };
 
-QuerySet MakeQuerySet(std::span<const std::uint64_t> inserted, const CellSpec& spec);
+// `refused` are keys the filter refused to insert (sorted): a stream query about one of them
+// is not a member of what the filter holds.
+QuerySet MakeQuerySet(std::span<const std::uint64_t> inserted,
+                      const std::vector<std::uint64_t>& refused, const CellSpec& spec);
 
 // Fields every record shares, filled from the spec before the filter runs.
 Json CellHeader(const CellSpec& spec);
@@ -89,18 +94,20 @@ Json RunCell(const CellSpec& spec) {
   record["build_failed"] = false;
 
   // The exact set the filter holds: every key but the ones it refused.
-  std::vector<std::uint64_t> held;
+  std::vector<std::uint64_t> held, refused;
   held.reserve(keys.size());
   for (std::size_t i = 0, next_failed = 0; i < keys.size(); ++i) {
     if (next_failed < failed.size() && failed[next_failed] == i) {
       ++next_failed;
+      refused.push_back(keys[i]);
     } else {
       held.push_back(keys[i]);
     }
   }
+  std::sort(refused.begin(), refused.end());
 
   // 2. Query timings.
-  const QuerySet queries = MakeQuerySet(held, spec);
+  const QuerySet queries = MakeQuerySet(held, refused, spec);
   std::vector<double> positive_ns, negative_ns, mixed_ns;
   const auto timed_count = [&](std::span<const std::uint64_t> batch) {
     std::size_t hits = 0;
@@ -119,9 +126,26 @@ Json RunCell(const CellSpec& spec) {
   PutTiming(record, "query_ns_negative", negative_ns, queries.negatives.size());
   PutTiming(record, "query_ns_mixed", mixed_ns, queries.mixed.size());
 
-  // 3. Correctness and accuracy against theory.
+  // 3. Correctness and accuracy against theory. The stream is checked query by query:
+  // a member not found is a false negative, a non-member found a false positive.
+  std::size_t stream_false_positives = 0, stream_negatives = 0, stream_false_negatives = 0;
+  for (std::size_t i = 0; i < queries.mixed.size(); ++i) {
+    const bool present = filter->contains(queries.mixed[i]);
+    if (queries.mixed_is_member[i]) {
+      stream_false_negatives += present ? 0 : 1;
+    } else {
+      ++stream_negatives;
+      stream_false_positives += present ? 1 : 0;
+    }
+  }
   const std::size_t found = CountContained(*filter, held);
-  record["false_negatives"] = held.size() - found;
+  record["false_negatives"] = (held.size() - found) + stream_false_negatives;
+  record["stream_queries"] = queries.mixed.size();
+  record["stream_negative_queries"] = stream_negatives;
+  record["stream_false_positives"] = stream_false_positives;
+  record["stream_fpr"] =
+      stream_negatives ? Json(static_cast<double>(stream_false_positives) / stream_negatives)
+                       : Json(nullptr);
   record["keys_inserted"] = held.size();
   record["insert_failures"] = failed.size();
 

@@ -1,0 +1,35 @@
+// harness/option_lists.h - comma-list options ("--fpr 0.01,0.001"): every command parses them
+// the same way, and a bad element is bad input naming the option.
+#pragma once
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "harness/errors.h"
+
+namespace amq {
+
+inline std::vector<std::string> SplitCommas(const std::string& text) {
+  std::vector<std::string> parts;
+  std::stringstream in(text);
+  for (std::string part; std::getline(in, part, ',');) parts.push_back(part);
+  if (parts.empty()) parts.push_back("");
+  return parts;
+}
+
+template <class T>
+std::vector<T> ParseList(const std::string& option, const std::string& text) {
+  std::vector<T> values;
+  for (const std::string& part : SplitCommas(text)) {
+    std::istringstream in(part);
+    T value{};
+    if (!(in >> value) || !in.eof()) {
+      throw InputError("--" + option + ": '" + part + "' is not a number");
+    }
+    values.push_back(value);
+  }
+  return values;
+}
+
+}  // namespace amq

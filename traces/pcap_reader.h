@@ -1,0 +1,79 @@
+// traces/pcap_reader.h - packets of a pcap or pcapng capture, as flows.
+//
+// libpcap opens both file formats (pcap_open_offline) and hands over each record's captured
+// bytes; this file decodes the link layer and IP itself, since libpcap has no decoder.
+//
+// Link types: Ethernet (802.1Q / 802.1ad / QinQ tags, PPPoE sessions, MPLS label stacks), raw IP
+// (DLT 12, 14, LINKTYPE_RAW 101), IPv4 (228), IPv6 (229), Linux SLL (113) and SLL2 (276), NULL
+// (0, host byte order) and LOOP (108, network order), PPP (9, 50; Cisco HDLC frames stored under
+// them are recognised by their 0x0f/0x8f address) and Cisco HDLC (104). Any other link type
+// makes the whole file an InputError: guessing would count garbage as flows.
+//
+// A packet's flow is its outermost IP header's 5-tuple. IPv6 extension headers (hop-by-hop,
+// routing, fragment, destination options, AH, mobility, HIP, shim6) are walked to find TCP/UDP;
+// ESP and unknown headers end the walk with ports 0. Ports are 0 for non-TCP/UDP packets and for
+// fragments other than the first, which carry no transport header.
+//
+// Errors. A bad file - missing, empty, wrong magic, a cut file header, an unsupported link type -
+// throws InputError. A bad packet inside a good file is skipped and counted by reason:
+//   truncated  the captured bytes (snap length) end inside the link, IP, or port fields
+//   non_ip     the link layer carries something else (ARP, LLC, LLDP, an unknown ethertype)
+//   bad_ip     an IP header that cannot be right (wrong version, header length < 20, total
+//              length shorter than the header)
+// A file that ends in the middle of a packet record (or whose later blocks libpcap refuses, as
+// with a pcapng interface of a second link type) is read up to that point: the packets before
+// it are kept, `truncated_records` is 1 and `read_error` holds libpcap's message. The stats and
+// the JSON carry both, so a damaged trace never passes silently, yet a capture cut short by a
+// full disk - the usual case - still gives its packets.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "traces/flow.h"
+
+namespace amq {
+
+enum class SkipReason : std::uint8_t { kNone, kTruncated, kNonIp, kBadIp };
+inline constexpr std::size_t kSkipReasons = 4;
+const char* SkipReasonName(SkipReason reason);
+
+struct ParsedPacket {
+  FlowKey flow;
+  int ip_version = 0;           // 4 or 6
+  bool later_fragment = false;  // a fragment other than the first: ports are 0
+};
+
+bool IsSupportedLinkType(int dlt);
+std::string LinkTypeName(int dlt);  // libpcap's name, or the number
+
+// Decodes one captured frame of link type `dlt` (as pcap_datalink reports it).
+SkipReason ParseFrame(int dlt, const std::uint8_t* data, std::size_t caplen, ParsedPacket& out);
+
+// What reading a trace file found. Binary and text traces fill the same fields (they have no
+// skips); `records` counts every record read, kept or skipped.
+struct ReadSummary {
+  std::string format;  // "pcap", "pcapng", "amqtrace", "text"
+  int link_type = -1;  // pcap/pcapng only
+  std::string link_type_name;
+  std::uint64_t records = 0;
+  std::uint64_t ipv4 = 0;
+  std::uint64_t ipv6 = 0;
+  std::array<std::uint64_t, kSkipReasons> skipped{};  // indexed by SkipReason
+  std::uint64_t truncated_records = 0;
+  std::string read_error;
+  bool has_timestamps = false;
+
+  std::uint64_t kept() const { return ipv4 + ipv6; }
+  std::uint64_t skipped_total() const;
+};
+
+using RecordSink = std::function<void(const TraceRecord&)>;
+
+// Streams every kept packet of a pcap/pcapng file to `sink`, in file order.
+ReadSummary ReadPcap(const std::string& path, const RecordSink& sink);
+
+}  // namespace amq
