@@ -1,0 +1,434 @@
+// harness/adapt_experiment.cc - the adaptive cuckoo filter experiments (see the header).
+#include "harness/adapt_experiment.h"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+#include <stdexcept>
+#include <unordered_set>
+
+#include "filters/acf.h"
+#include "harness/errors.h"
+#include "harness/hashing.h"
+#include "harness/stats.h"
+#include "workloads/uniform.h"
+
+namespace amq {
+namespace {
+
+// Zipf(alpha) over ranks 1..n by rejection-inversion (W. Hormann and G. Derflinger, "Rejection-
+// inversion to generate variates from monotone discrete distributions", ACM TOMACS 6(3), 1996):
+// O(1) expected time per draw and no table, so |A| = 10^7 flows costs nothing to set up. H is
+// the integral of h(x) = x^-alpha, written with expm1/log1p so alpha = 1 needs no special case.
+class ZipfSampler {
+ public:
+  ZipfSampler(std::uint64_t n, double alpha) : n_(n), alpha_(alpha) {
+    h_integral_x1_ = H(1.5) - 1.0;
+    h_integral_n_ = H(n + 0.5);
+    s_ = 2.0 - HInverse(H(2.5) - h(2.0));
+  }
+  // A rank in [1, n].
+  std::uint64_t operator()(XorShift64Star& rng) const {
+    for (;;) {
+      const double u01 = (rng.Next() >> 11) * 0x1.0p-53;
+      const double u = h_integral_n_ + u01 * (h_integral_x1_ - h_integral_n_);
+      const double x = HInverse(u);
+      double k = std::floor(x + 0.5);
+      k = std::clamp(k, 1.0, double(n_));
+      if (k - x <= s_ || u >= H(k + 0.5) - h(k)) return static_cast<std::uint64_t>(k);
+    }
+  }
+
+ private:
+  static double Helper1(double x) { return std::abs(x) > 1e-8 ? std::log1p(x) / x : 1 - x / 2; }
+  static double Helper2(double x) { return std::abs(x) > 1e-8 ? std::expm1(x) / x : 1 + x / 2; }
+  double h(double x) const { return std::exp(-alpha_ * std::log(x)); }
+  double H(double x) const {
+    const double log_x = std::log(x);
+    return Helper2((1.0 - alpha_) * log_x) * log_x;
+  }
+  double HInverse(double x) const {
+    double t = x * (1.0 - alpha_);
+    if (t < -1.0) t = -1.0;  // rounding at the far tail
+    return std::exp(Helper1(t) * x);
+  }
+
+  std::uint64_t n_;
+  double alpha_;
+  double h_integral_x1_ = 0, h_integral_n_ = 0, s_ = 0;
+};
+
+// Seeds for the parts of one trial, all derived from its seed so a trial is reproducible.
+std::uint64_t SubSeed(std::uint64_t seed, std::uint64_t part) {
+  return SpreadSeed(seed * 0x9e3779b97f4a7c15ULL + part);
+}
+
+template <class F>
+AcfParams ParamsFor(const AdaptGeometry& g, std::uint64_t seed) {
+  AcfParams p;
+  p.slots = g.slots;
+  p.bits_per_slot = g.bits_per_slot;
+  p.selector_bits = F::kCyclicKind ? g.selector_bits : 0;
+  p.tables = g.tables;
+  p.seed = seed;
+  p.max_kicks = g.max_kicks;
+  p.max_moves = g.max_moves;
+  return p;
+}
+
+template <class F>
+std::string InvalidFor(const AdaptGeometry& g) {
+  return F::Invalid(ParamsFor<F>(g, 0));
+}
+
+Json Number(double v) {
+  return v == std::floor(v) && std::abs(v) < 1e15 ? Json(static_cast<long long>(v)) : Json(v);
+}
+
+// What every record says about the filter: its geometry, its space, its theory, and what
+// adapting cost (counters accumulated since it was built).
+template <class F>
+void DescribeFilter(const F& filter, Json& r) {
+  r["bits_per_slot"] = filter.bits_per_slot();
+  r["fingerprint_bits"] = Number(filter.fingerprint_bits());
+  r["selector_bits"] = filter.selector_bits();
+  r["tables"] = filter.tables();
+  r["slots_per_bucket"] = F::kSlotsPerBucket;
+  r["slots"] = filter.slots();
+  r["keys"] = filter.stored();
+  r["load_factor"] = filter.load_factor();
+  r["filter_bytes"] = filter.size_in_bytes();
+  r["remote_bytes"] = filter.remote_bytes();
+  r["bits_per_key"] = filter.stored() ? 8.0 * filter.size_in_bytes() / filter.stored() : 0.0;
+  r["fpr_theory_static"] = filter.static_fpr_theory();
+}
+
+template <class F>
+void DescribeCounters(const F& filter, Json& r) {
+  const AcfCounters& c = filter.counters();
+  r["adaptations"] = c.adaptations;
+  r["remote_lookups"] = c.remote_lookups;
+  r["remote_reads_for_adaptation"] = c.remote_reads_for_adaptation;
+  r["moves"] = c.moves;
+  r["rebuilds"] = c.rebuilds;
+  r["failed_fixes"] = c.failed_fixes;
+  r["insert_failures"] = c.insert_failures;
+  // A fresh random non-member's FPR in the state the filter ended in (selector drift).
+  r["fpr_theory_end"] = filter.theory().fpr;
+}
+
+// Members must all still be found, and every slot must still match its remote key, after
+// however many adaptations: checked at the end of every trial, reported, never assumed.
+template <class F>
+void CheckInvariants(const F& filter, const std::vector<std::uint64_t>& members, Json& r) {
+  std::size_t missing = 0;
+  for (std::uint64_t k : members) missing += filter.contains(k) ? 0 : 1;
+  r["false_negatives"] = missing;
+  const std::string why = filter.CheckConsistency();
+  r["consistent"] = why.empty();
+  if (!why.empty()) r["inconsistency"] = why;
+}
+
+template <class F>
+std::vector<std::uint64_t> FillToLoad(F& filter, std::uint64_t seed, double max_load) {
+  const std::size_t n = static_cast<std::size_t>(std::floor(max_load * filter.slots()));
+  std::vector<std::uint64_t> members;
+  members.reserve(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint64_t k = UniformKey(seed, KeyStream::kMembers, i);
+    if (filter.insert(k)) members.push_back(k);
+  }
+  return members;
+}
+
+template <class F>
+Json Synthetic(const SyntheticSpec& spec) {
+  F filter(ParamsFor<F>(spec.geometry, SubSeed(spec.seed, 1)));
+  const std::vector<std::uint64_t> members =
+      FillToLoad(filter, SubSeed(spec.seed, 2), spec.geometry.max_load);
+  const std::size_t flows = std::max<std::size_t>(
+      1, static_cast<std::size_t>(std::llround(spec.as_ratio * members.size())));
+  const std::size_t queries = std::max<std::size_t>(
+      1, static_cast<std::size_t>(std::llround(spec.queries_per_flow * double(flows))));
+  const std::uint64_t flow_seed = SubSeed(spec.seed, 3);
+  XorShift64Star rng(SubSeed(spec.seed, 4));
+  const ZipfSampler zipf(flows, spec.popularity.zipf ? spec.popularity.alpha : 1.0);
+
+  // A flow's first query sees the filter as a static one would (ignoring earlier fixes'
+  // side effects); its repeats are where adaptation pays. Counted apart.
+  std::vector<bool> seen(flows, false);
+  std::size_t fp_first = 0, fp_repeat = 0, first_queries = 0;
+  for (std::size_t i = 0; i < queries; ++i) {
+    const std::uint64_t flow =
+        spec.popularity.zipf ? zipf(rng) - 1 : ReduceRange(rng.Next(), flows);
+    const AcfOutcome out =
+        filter.query_and_adapt(UniformKey(flow_seed, KeyStream::kNonMembers, flow));
+    if (out.answer == AcfAnswer::kMember)
+      throw std::logic_error("a non-member found in the remote store");
+    const bool fp = out.answer == AcfAnswer::kFalsePositive;
+    if (!seen[flow]) {
+      seen[flow] = true;
+      ++first_queries;
+      fp_first += fp;
+    } else {
+      fp_repeat += fp;
+    }
+  }
+  const std::size_t false_positives = fp_first + fp_repeat;
+
+  Json r;
+  r["filter"] = std::string(F::kName);
+  r["experiment"] = "synthetic";
+  r["trial"] = spec.trial;
+  r["seed"] = spec.seed;
+  DescribeFilter(filter, r);
+  r["as_ratio"] = spec.as_ratio;
+  r["flows"] = flows;
+  r["queries_per_flow"] = spec.queries_per_flow;
+  r["popularity"] = spec.popularity.Name();
+  r["queries"] = queries;
+  r["false_positives"] = false_positives;
+  r["fpr"] = double(false_positives) / queries;
+  const Interval ci = WilsonInterval(false_positives, queries);
+  r["fpr_ci_low"] = ci.low;
+  r["fpr_ci_high"] = ci.high;
+  r["flows_queried"] = first_queries;
+  r["false_positives_first_query"] = fp_first;
+  r["false_positives_repeat"] = fp_repeat;
+  r["fpr_first_query"] = first_queries ? double(fp_first) / first_queries : 0.0;
+  r["fpr_repeat"] = queries > first_queries ? double(fp_repeat) / (queries - first_queries) : 0.0;
+  DescribeCounters(filter, r);
+  CheckInvariants(filter, members, r);
+  return r;
+}
+
+template <class F>
+Json Trace(const TraceSpec& spec) {
+  const std::vector<std::uint64_t>& packets = *spec.packets;
+  F filter(ParamsFor<F>(spec.geometry, SubSeed(spec.seed, 1)));
+  const std::size_t target =
+      static_cast<std::size_t>(std::floor(spec.geometry.max_load * filter.slots()));
+  std::unordered_set<std::uint64_t> members;  // S: what the filter holds (refused keys excluded)
+  std::unordered_set<std::uint64_t> tried;    // distinct keys offered to insert
+  std::vector<std::uint64_t> member_list;
+  for (std::uint64_t k : packets) {
+    if (filter.stored() >= target) break;
+    if (!tried.insert(k).second) continue;
+    if (filter.insert(k)) {
+      members.insert(k);
+      member_list.push_back(k);
+    }
+  }
+
+  const int windows = std::max(1, spec.windows);
+  std::vector<std::size_t> w_neg(windows, 0), w_fp(windows, 0), w_packets(windows, 0);
+  std::unordered_set<std::uint64_t> negative_flows;
+  std::size_t negatives = 0, false_positives = 0, false_negatives = 0;
+  for (std::size_t i = 0; i < packets.size(); ++i) {
+    const std::uint64_t k = packets[i];
+    const int w = static_cast<int>((i * static_cast<std::size_t>(windows)) / packets.size());
+    ++w_packets[w];
+    const AcfOutcome out = filter.query_and_adapt(k);
+    if (members.count(k)) {
+      false_negatives += out.answer != AcfAnswer::kMember;
+      continue;
+    }
+    if (out.answer == AcfAnswer::kMember)
+      throw std::logic_error("a non-member found in the remote store");
+    ++negatives;
+    ++w_neg[w];
+    negative_flows.insert(k);
+    if (out.answer == AcfAnswer::kFalsePositive) {
+      ++false_positives;
+      ++w_fp[w];
+    }
+  }
+
+  Json whole;
+  whole["filter"] = std::string(F::kName);
+  whole["experiment"] = "trace";
+  whole["trace"] = spec.trace;
+  whole["trial"] = 0;
+  whole["seed"] = spec.seed;
+  DescribeFilter(filter, whole);
+  whole["packets"] = packets.size();
+  whole["distinct_keys_inserted"] = tried.size();
+  whole["flows"] = negative_flows.size();
+  whole["as_ratio"] = members.empty() ? 0.0 : double(negative_flows.size()) / members.size();
+  whole["queries_per_flow"] =
+      negative_flows.empty() ? 0.0 : double(negatives) / negative_flows.size();
+  whole["queries"] = negatives;  // negative queries: the FPR's denominator
+  whole["member_queries"] = packets.size() - negatives;
+  whole["false_positives"] = false_positives;
+  whole["fpr"] = negatives ? double(false_positives) / negatives : 0.0;
+  const Interval ci = WilsonInterval(false_positives, negatives);
+  whole["fpr_ci_low"] = ci.low;
+  whole["fpr_ci_high"] = ci.high;
+  whole["windows"] = windows;
+  DescribeCounters(filter, whole);
+  CheckInvariants(filter, member_list, whole);
+  whole["false_negatives"] = whole["false_negatives"].get<std::size_t>() + false_negatives;
+
+  Json window_records = Json::array();
+  for (int w = 0; w < windows; ++w) {
+    Json r;
+    r["filter"] = std::string(F::kName);
+    r["experiment"] = "trace_window";
+    r["trace"] = spec.trace;
+    r["seed"] = spec.seed;
+    r["window"] = w;
+    r["packets"] = w_packets[w];
+    r["queries"] = w_neg[w];
+    r["false_positives"] = w_fp[w];
+    r["fpr"] = w_neg[w] ? double(w_fp[w]) / w_neg[w] : 0.0;
+    r["bits_per_slot"] = filter.bits_per_slot();
+    r["fpr_theory_static"] = whole["fpr_theory_static"];
+    window_records.push_back(r);
+  }
+  return Json{{"whole", whole}, {"windows", window_records}};
+}
+
+template <class F>
+Json Adversarial(const AdversarialSpec& spec) {
+  F filter(ParamsFor<F>(spec.geometry, SubSeed(spec.seed, 1)));
+  const std::vector<std::uint64_t> members =
+      FillToLoad(filter, SubSeed(spec.seed, 2), spec.geometry.max_load);
+  const std::uint64_t flow_seed = SubSeed(spec.seed, 3);
+
+  // The query set: non-members that are false positives of the filter as built (what an
+  // adversary who has seen the filter answer would pick), or plain random non-members.
+  std::vector<std::uint64_t> set;
+  std::size_t scanned = 0;
+  const std::size_t scan_limit = std::size_t{1} << 34;
+  while (set.size() < spec.set_size && scanned < scan_limit) {
+    const std::uint64_t q = UniformKey(flow_seed, KeyStream::kNonMembers, scanned++);
+    if (spec.attack == AttackKind::kRandomSet || filter.contains(q)) set.push_back(q);
+  }
+  std::size_t initially_false_positive = 0;
+  for (std::uint64_t q : set) initially_false_positive += filter.contains(q);
+
+  std::size_t false_positives = 0, last_fp = 0, fp_first_half = 0, fp_second_half = 0;
+  XorShift64Star rng(SubSeed(spec.seed, 4));
+  for (std::size_t i = 0; i < spec.repeats; ++i) {
+    const std::uint64_t q = set[i < set.size() ? i : ReduceRange(rng.Next(), set.size())];
+    const AcfOutcome out = filter.query_and_adapt(q);
+    if (out.answer == AcfAnswer::kMember)
+      throw std::logic_error("a non-member found in the remote store");
+    if (out.answer == AcfAnswer::kFalsePositive) {
+      ++false_positives;
+      last_fp = i + 1;
+      (i < spec.repeats / 2 ? fp_first_half : fp_second_half)++;
+    }
+  }
+
+  Json r;
+  r["filter"] = std::string(F::kName);
+  r["experiment"] = "adversarial";
+  r["attack"] = spec.attack == AttackKind::kKnownFalsePositives ? "known_fps" : "random_set";
+  r["trial"] = spec.trial;
+  r["seed"] = spec.seed;
+  DescribeFilter(filter, r);
+  r["set_size"] = set.size();
+  r["set_initially_false_positive"] = initially_false_positive;
+  r["non_members_scanned"] = scanned;
+  r["queries"] = spec.repeats;
+  r["false_positives"] = false_positives;
+  r["fpr"] = spec.repeats ? double(false_positives) / spec.repeats : 0.0;
+  // A static filter answers the same way forever: it pays for every query to a set member
+  // that is a false positive. Queries go round the set once, then uniformly at random.
+  r["false_positives_static"] =
+      set.empty() ? 0.0 : double(spec.repeats) * initially_false_positive / set.size();
+  r["false_positives_first_half"] = fp_first_half;
+  r["false_positives_second_half"] = fp_second_half;
+  r["last_false_positive_query"] = last_fp;
+  DescribeCounters(filter, r);
+  CheckInvariants(filter, members, r);
+  return r;
+}
+
+template <class F>
+AdaptEntry EntryFor() {
+  return AdaptEntry{F::kName,      F::kAdaptive, F::kCyclicKind,  F::kCuckooingKind,
+                    &Synthetic<F>, &Trace<F>,    &Adversarial<F>, &InvalidFor<F>};
+}
+
+template <class... Fs>
+std::vector<AdaptEntry> Entries(TypeList<Fs...>) {
+  return {EntryFor<Fs>()...};
+}
+
+}  // namespace
+
+std::string Popularity::Name() const {
+  if (!zipf) return "uniform";
+  std::ostringstream out;
+  out << "zipf:" << alpha;
+  return out.str();
+}
+
+Popularity ParsePopularity(const std::string& text) {
+  if (text == "uniform") return {};
+  if (text.rfind("zipf:", 0) == 0) {
+    std::istringstream in(text.substr(5));
+    double alpha = 0;
+    if (in >> alpha && in.eof() && alpha > 0 && alpha <= 10) return {true, alpha};
+  }
+  throw InputError("--popularity must be 'uniform' or 'zipf:A' with 0 < A <= 10, got '" + text +
+                   "'");
+}
+
+const std::vector<AdaptEntry>& AdaptRegistry() {
+  static const std::vector<AdaptEntry> entries = Entries(AcfFilters{});
+  return entries;
+}
+
+const AdaptEntry* FindAdaptFilter(std::string_view name) {
+  for (const AdaptEntry& e : AdaptRegistry()) {
+    if (e.name == name) return &e;
+  }
+  return nullptr;
+}
+
+Json SummarizeTrials(const std::vector<Json>& trials) {
+  const Json& first = trials.front();
+  Json s;
+  s["filter"] = first["filter"];
+  s["experiment"] = first["experiment"].get<std::string>() + "_summary";
+  s["trials"] = trials.size();
+  s["seed"] = first["seed"];
+  for (const char* key : {"bits_per_slot", "fingerprint_bits", "selector_bits", "tables",
+                          "slots_per_bucket", "slots", "filter_bytes", "remote_bytes", "as_ratio",
+                          "flows", "queries_per_flow", "popularity", "attack", "set_size"}) {
+    if (first.contains(key)) s[key] = first[key];
+  }
+  std::vector<double> fpr;
+  for (const Json& t : trials) fpr.push_back(t["fpr"].get<double>());
+  double mean = 0;
+  for (double v : fpr) mean += v / fpr.size();
+  s["fpr"] = mean;
+  s["fpr_min"] = *std::min_element(fpr.begin(), fpr.end());
+  s["fpr_max"] = *std::max_element(fpr.begin(), fpr.end());
+  for (const char* key : {"load_factor", "fpr_theory_static", "fpr_theory_end", "fpr_first_query",
+                          "fpr_repeat", "bits_per_key"}) {
+    if (!first.contains(key)) continue;
+    double m = 0;
+    for (const Json& t : trials) m += t[key].get<double>() / trials.size();
+    s[key] = m;
+  }
+  for (const char* key :
+       {"queries", "false_positives", "false_positives_first_query", "false_positives_repeat",
+        "adaptations", "remote_lookups", "remote_reads_for_adaptation", "moves", "rebuilds",
+        "failed_fixes", "insert_failures", "false_negatives", "false_positives_static",
+        "set_initially_false_positive"}) {
+    if (!first.contains(key)) continue;
+    double total = 0;
+    for (const Json& t : trials) total += t[key].get<double>();
+    s[key] = Number(total);
+  }
+  bool consistent = true;
+  for (const Json& t : trials) consistent = consistent && t.value("consistent", true);
+  s["consistent"] = consistent;
+  return s;
+}
+
+}  // namespace amq

@@ -1,0 +1,91 @@
+// harness/adapt_experiment.h - the adaptive cuckoo filter experiments behind `amqbench adapt`.
+//
+// Three experiments, each run once per filter of filters/acf.h through a table of function
+// pointers instantiated per filter type (dispatch once per trial, never per query):
+//
+//   synthetic    the ACF papers' protocol: S fills max_load of the slots; A is a set of
+//                as_ratio * |S| non-member flows; queries_per_flow * |A| queries are drawn from
+//                A (uniform or Zipf popularity); every query goes through query_and_adapt.
+//   trace        a packet trace replayed in order: distinct keys are inserted until the filter
+//                reaches max_load, then every packet is a query; FPR over the replay and in
+//                windows over time, so adaptation is seen at work.
+//   adversarial  a small set of queries asked again and again: either known false positives
+//                (a static filter pays on every query) or random non-members (it pays eps per
+//                query on average); an adaptive filter should stop paying.
+//
+// The FPR is always measured at the filter (the answer before the remote store is asked).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "harness/result_file.h"
+
+namespace amq {
+
+struct AdaptGeometry {
+  std::size_t slots = std::size_t{1} << 16;
+  int bits_per_slot = 8;
+  int selector_bits = 2;  // the Cyclic ACFs only; the others get 0
+  int tables = 4;         // the Cuckooing ACF only
+  double max_load = 0.95;
+  int max_kicks = 500;
+  int max_moves = 500;
+};
+
+// Query popularity over the flows of A: uniform, or Zipf with exponent alpha (rank r drawn
+// with probability proportional to r^-alpha).
+struct Popularity {
+  bool zipf = false;
+  double alpha = 0;
+  std::string Name() const;
+};
+Popularity ParsePopularity(const std::string& text);  // "uniform" or "zipf:A"; InputError
+
+struct SyntheticSpec {
+  AdaptGeometry geometry;
+  double as_ratio = 1;
+  double queries_per_flow = 10;
+  Popularity popularity;
+  int trial = 0;
+  std::uint64_t seed = 1;  // this trial's seed: keys, flows, queries and hash functions
+};
+
+struct TraceSpec {
+  AdaptGeometry geometry;
+  const std::vector<std::uint64_t>* packets = nullptr;  // per-packet keys, in trace order
+  std::string trace;                                    // what it was, for the record
+  int windows = 10;
+  std::uint64_t seed = 1;
+};
+
+enum class AttackKind { kKnownFalsePositives, kRandomSet };
+struct AdversarialSpec {
+  AdaptGeometry geometry;
+  AttackKind attack = AttackKind::kKnownFalsePositives;
+  std::size_t set_size = 1;
+  std::size_t repeats = 100000;
+  int trial = 0;
+  std::uint64_t seed = 1;
+};
+
+struct AdaptEntry {
+  std::string_view name;
+  bool adaptive;
+  bool cyclic;     // takes selector bits
+  bool cuckooing;  // takes a table count and max moves
+  Json (*synthetic)(const SyntheticSpec&);
+  Json (*trace)(const TraceSpec&);  // returns {"whole": record, "windows": [records]}
+  Json (*adversarial)(const AdversarialSpec&);
+  std::string (*invalid)(const AdaptGeometry&);  // empty if the geometry fits this filter
+};
+
+const std::vector<AdaptEntry>& AdaptRegistry();
+const AdaptEntry* FindAdaptFilter(std::string_view name);
+
+// Aggregates one cell's trial records into a summary record: mean FPR with min and max.
+Json SummarizeTrials(const std::vector<Json>& trials);
+
+}  // namespace amq
