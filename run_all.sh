@@ -56,11 +56,25 @@ load_keys=$(/usr/bin/python3 -c "s=$load_slots; print(','.join(str(round(s*l)) f
 $bench run --filter cuckoo12 --keys "$load_keys" --capacity "$load_slots" --max-load 1.0 --queries "$queries" \
   --repeat 1 --out "$out/cuckoo_load.json"
 
+# Filters measured through a library are listed only when the build found the library.
+production=$($bench list | grep -E '^(leveldb_bloom|rocksdb_bloom|rocksdb_ribbon)$' | paste -sd, -)
+with_production() { if [[ -n "$production" ]]; then echo "$1,$production"; else echo "$1"; fi; }
+
+step "every family at 1% (quotient filters at their own default load)"
+$bench run --filter "$(with_production bloom,blocked_bloom,cuckoo,xor,binary_fuse,binary_fuse_4wise,ribbon,ribbon64)" \
+  --keys "$n" --fpr 0.01 --max-load 0.96 --queries "$queries" --repeat 1 --out "$out/one_percent.json"
+$bench run --filter quotient,rsqf,cqf --keys "$n" --fpr 0.01 --queries "$queries" --repeat 1 \
+  --out "$out/one_percent_quotient.json"
+
+step "fixed-width static and production filters"
+$bench run --filter "$(with_production xor8,xor16,binary_fuse8,binary_fuse16,binary_fuse8_4wise,binary_fuse16_4wise,ribbon,ribbon64,cuckoo8,cuckoo12,cuckoo16)" \
+  --keys "$n" --max-load 0.96 --queries "$queries" --repeat "$repeat" --out "$out/static.json"
+
 step "FPR sweep 2^-4 .. 2^-16 over every family that sizes itself from --fpr"
 sweep_fprs=$(/usr/bin/python3 -c "print(','.join(repr(2.0**-k) for k in range(4, 17, 2)))")
 # The filters whose width follows --fpr (fixed-width variants such as cuckoo12 would repeat).
-sweep_filters=bloom,blocked_bloom,cuckoo
-$bench run --filter "$sweep_filters" --keys $((n / 10)) --fpr "$sweep_fprs" \
+sweep_filters=bloom,blocked_bloom,cuckoo,xor,binary_fuse,binary_fuse_4wise,ribbon
+$bench run --filter "$sweep_filters" --keys "$n" --fpr "$sweep_fprs" --max-load 0.96 \
   --queries "$queries" --repeat 1 --out "$out/sweep.json"
 
 step "micro-benchmarks (Google Benchmark)"
@@ -68,7 +82,8 @@ $micro "${micro_args[@]}" --benchmark_out="$out/micro.json.tmp" --benchmark_out_
 mv "$out/micro.json.tmp" "$out/micro.json"
 
 step "plots"
-for f in "$out"/seed_lab.json "$out"/space.json "$out"/cuckoo_load.json "$out"/sweep.json; do
+for f in "$out"/seed_lab.json "$out"/space.json "$out"/cuckoo_load.json "$out"/sweep.json \
+         "$out"/one_percent.json "$out"/one_percent_quotient.json "$out"/static.json; do
   /usr/bin/python3 plots/make_plots.py "$f" >/dev/null
 done
 

@@ -3,6 +3,8 @@
 Sources (facts carried over, not results of this code):
   SEED_LAB        seed 000's hand-rolled cuckoo lab, its printed output
                   (../shared/seeds/000_*.txt; REFERENCE_NUMBERS.md §5)
+  SEED_1PCT       seed 000's head-to-head table at 1% FPR, bits/key (REFERENCE_NUMBERS.md §5)
+  PRODUCTION      RocksDB and LevelDB from Debian's packages at n = 10^6 (REFERENCE_NUMBERS.md §3)
   FASTFILTER      FastFilter's fastfilter_cpp bulk-insert-and-query at n = 10^6 on this machine
                   class, ns/key as (median, best) of 6 runs (REFERENCE_NUMBERS.md §2)
 """
@@ -54,4 +56,33 @@ FASTFILTER = {
     ("ribbon", "build"): ("StandardRibbon64 (r = 7)", 60.0, 38.0),
     ("ribbon", "query_present"): ("StandardRibbon64 (r = 7)", 23.0, 14.0),
     ("ribbon", "query_absent"): ("StandardRibbon64 (r = 7)", 29.0, 22.0),
+}
+
+SEED_1PCT = {
+    "bloom": ("Bloom (optimal)", 9.6),
+    "cuckoo": ("Cuckoo, b = 4, 95% load", 10.5),
+    "xor": ("XOR, 7-bit fingerprints", 8.6),
+    "binary_fuse": ("binary fuse", 7.5),
+    "ribbon": ("Ribbon (RocksDB wiki)", 7.0),
+    "quotient": ("quotient, n = 10^6 at 90% load", 33.0),
+}
+
+# filter -> (configuration, bits/key, FPR)
+PRODUCTION = {
+    "rocksdb_bloom": ("RocksDB 7.8 FastLocalBloom, NewBloomFilterPolicy(10)", 10.0004, 0.0097),
+    "rocksdb_ribbon": ("RocksDB 7.8 Standard128Ribbon, NewRibbonFilterPolicy(10, -1)", 7.102, 0.00956),
+    "leveldb_bloom": ("LevelDB 1.23 NewBloomFilterPolicy(10), 10^6 keys", 10.000, 0.0130),
+}
+
+# FastFilter's bits/key and FPR for the 8-bit-fingerprint table (REFERENCE_NUMBERS.md §2)
+FASTFILTER_SPACE = {
+    "xor8": (9.84, 0.00389),
+    "xor16": (19.68, 0.000016),
+    "binary_fuse8": (9.04, 0.00393),
+    "binary_fuse8_4wise": (8.62, 0.00388),
+    "binary_fuse16": (18.09, 0.000018),
+    "ribbon64": (7.98, 0.00784),
+    "cuckoo8": (8.51, 0.02916),
+    "cuckoo12": (12.77, 0.00181),
+    "cuckoo16": (17.02, 0.000113),
 }

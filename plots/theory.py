@@ -59,13 +59,18 @@ def quotient(eps, load: float = 0.95, metadata_bits: float = 3.0):
     return (lower_bound(eps) + metadata_bits) / load
 
 
+def ribbon(eps, overhead: float = 0.05):
+    """Standard Ribbon with w = 128 at 5% slot overhead (filters/ribbon.h)."""
+    return (1.0 + overhead) * lower_bound(eps)
+
+
 # family -> (label, bits/key as a function of eps)
 CURVES = {
     "bloom": ("Bloom 1.44·log2(1/ε)", bloom),
     "blocked_bloom": ("blocked Bloom (k=8, 512-bit blocks)", blocked_bloom),
     "cuckoo": ("cuckoo (log2(1/ε)+3)/0.95", cuckoo),
     "xor": ("XOR 1.23·log2(1/ε)", xor),
-    "binary_fuse": ("binary fuse 1.125·log2(1/ε)", binary_fuse),
-    "quotient": ("QF (log2(1/ε)+3)/0.95", quotient),
-    "rsqf": ("RSQF (log2(1/ε)+2.125)/0.95", lambda e: quotient(e, metadata_bits=2.125)),
+    "binary_fuse": ("binary fuse 3-wise 1.125·log2(1/ε) (n = 10^6)", binary_fuse),
+    "ribbon": ("Ribbon w=128 1.05·log2(1/ε)", ribbon),
+    "quotient": ("RSQF (log2(1/ε)+2.125)/0.95", lambda e: quotient(e, metadata_bits=2.125)),
 }
