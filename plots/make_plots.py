@@ -102,11 +102,70 @@ def kicks_chart(frame, out: Path) -> Path | None:
     return out
 
 
+def adapt_grid_chart(frame, out: Path) -> Path | None:
+    """FPR against A/S, one panel per (bits per slot, queries per flow), one line per filter."""
+    summary = frame[frame["experiment"] == "synthetic_summary"]
+    if summary.empty:
+        return None
+    panels = sorted({(int(b), float(q)) for b, q in zip(summary["bits_per_slot"], summary["queries_per_flow"])})
+    fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 4.2), squeeze=False)
+    for ax, (bits, qpf) in zip(axes[0], panels):
+        cell = summary[(summary["bits_per_slot"] == bits) & (summary["queries_per_flow"] == qpf)]
+        for name, rows in cell.groupby("filter"):
+            rows = rows.sort_values("as_ratio")
+            style = "--" if name.startswith("cuckoo_") else "-"
+            ax.errorbar(rows["as_ratio"], rows["fpr"],
+                        yerr=[rows["fpr"] - rows["fpr_min"], rows["fpr_max"] - rows["fpr"]],
+                        fmt="o" + style, ms=3, capsize=2, label=name)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_title(f"{bits} bits/slot, {qpf:g} queries/flow", fontsize=9)
+        ax.set_xlabel("|A| / |S|")
+        ax.grid(True, which="both", alpha=0.3)
+    axes[0][0].set_ylabel("FPR (mean over trials, min–max)")
+    axes[0][-1].legend(fontsize=7)
+    fig.suptitle("Adaptive cuckoo filters against static controls (dashed), same space")
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return out
+
+
+def adapt_windows_chart(frame, out: Path) -> Path | None:
+    """FPR in consecutive windows of a replayed trace: adaptation at work over time."""
+    windows = frame[frame["experiment"] == "trace_window"]
+    if windows.empty:
+        return None
+    panels = sorted(windows["bits_per_slot"].unique())
+    fig, axes = plt.subplots(1, len(panels), figsize=(5.5 * len(panels), 4.2), squeeze=False)
+    for ax, bits in zip(axes[0], panels):
+        for name, rows in windows[windows["bits_per_slot"] == bits].groupby("filter"):
+            rows = rows.sort_values("window")
+            style = "--" if name.startswith("cuckoo_") else "-"
+            ax.plot(rows["window"], rows["fpr"], "o" + style, ms=3, label=name)
+        ax.set_title(f"{int(bits)} bits/slot", fontsize=9)
+        ax.set_xlabel("window of the replay (in order)")
+        ax.set_yscale("symlog", linthresh=1e-4)
+        ax.grid(True, alpha=0.3)
+    axes[0][0].set_ylabel("FPR in the window")
+    axes[0][-1].legend(fontsize=7)
+    trace = windows["trace"].iloc[0] if "trace" in windows else ""
+    fig.suptitle(f"FPR over time, replaying {trace}")
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return out
+
+
 def charts_for(path: Path) -> list[Path]:
     frame = loader.load(path)
+    stem = path.with_suffix("")
+    if "experiment" in frame:  # amqbench adapt
+        made = [adapt_grid_chart(frame, Path(f"{stem}_fpr_vs_as.png")),
+                adapt_windows_chart(frame, Path(f"{stem}_windows.png"))]
+        return [m for m in made if m]
     if "fpr" not in frame:
         return []  # a Google Benchmark file, or records without filters
-    stem = path.with_suffix("")
     made = [space_chart(frame, Path(f"{stem}_space.png")), fpr_chart(frame, Path(f"{stem}_fpr.png"))]
     kicks = kicks_chart(frame, Path(f"{stem}_kicks.png"))
     return made + ([kicks] if kicks else [])
