@@ -6,7 +6,8 @@
 // buckets by partial-key cuckoo hashing: i1 from the key's hash, i2 = i1 XOR hash(fp), so a
 // fingerprint can move to its other bucket without the key. m must be a power of two for the
 // XOR to stay in range and be an involution. hash(fp) = 0 is mapped to 1 (as in the seed's
-// lab) so the two buckets always differ.
+// lab) so the two buckets always differ. hash(fp) takes bits 32.. of fp times an odd constant,
+// so tables of up to 2^32 buckets get offsets that depend on every fingerprint bit.
 //
 // Theory, load alpha = stored / (4 m):
 //   FPR      = 1 - (1 - 1/(2^f - 1))^(2 b alpha)   ~ 2 b alpha / 2^f
@@ -182,8 +183,10 @@ class Cuckoo {
     return {h & bucket_mask_, ReduceRange(h, (1ULL << fingerprint_bits_) - 1) + 1};
   }
 
+  // One multiply: the product's bits 32..63 depend on every bit of fp, and this sits on the
+  // critical path of every lookup (the second bucket's address waits for it).
   std::uint64_t AltIndex(std::uint64_t index, std::uint64_t fp) const {
-    const std::uint64_t offset = MurmurMix64(fp) & bucket_mask_;
+    const std::uint64_t offset = ((fp * 0x9e3779b97f4a7c15ULL) >> 32) & bucket_mask_;
     return index ^ (offset ? offset : 1);
   }
 
