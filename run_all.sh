@@ -111,10 +111,18 @@ $bench adapt --experiment adversarial --slots "$adapt_slots" --fp-set 1,10,100 -
 step "micro-benchmarks (Google Benchmark)"
 $micro "${micro_args[@]}" --benchmark_out="$out/micro.json.tmp" --benchmark_out_format=json >&2
 mv "$out/micro.json.tmp" "$out/micro.json"
+# FastFilter's reference figures come from -march=native builds: time ours that way too,
+# from a second build tree, and keep both (the report shows them side by side).
+step "micro-benchmarks, -march=native build"
+cmake -S . -B build-native -DCMAKE_BUILD_TYPE=Release -DAMQ_MARCH_NATIVE=ON >/dev/null
+cmake --build build-native --target amqbench_micro -j "$(nproc)" >/dev/null
+build-native/amqbench_micro "${micro_args[@]}" --benchmark_out="$out/micro_native.json.tmp" \
+  --benchmark_out_format=json >&2
+mv "$out/micro_native.json.tmp" "$out/micro_native.json"
 
 step "plots"
 for f in "$out"/*.json; do
-  [[ "$f" == */micro.json ]] || /usr/bin/python3 plots/make_plots.py "$f" >/dev/null
+  [[ "$f" == */micro*.json ]] || /usr/bin/python3 plots/make_plots.py "$f" >/dev/null
 done
 
 step "report"
