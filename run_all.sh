@@ -30,6 +30,7 @@ if [[ $quick == 1 ]]; then
   report=$out/REPORT.md
   n=100000; queries=200000; repeat=1; lab_repeat=1
   micro_args=(--benchmark_filter='^(bloom|blocked_bloom|cuckoo12)/' --benchmark_min_time=0.05 --benchmark_repetitions=1)
+  native_filter='--benchmark_filter=^(bloom|blocked_bloom|cuckoo12)/'
   load_slots=65536
   workload_keys=20000; synth_packets=200000; synth_flows=20000; adapt_slots=1024; adapt_trials=1
 else
@@ -39,6 +40,7 @@ else
   # RocksDB is timed through DB::Get and the adaptive filters are timed by `adapt`: their
   # micro-benchmarks would measure something else, so they are left out here.
   micro_args=(--benchmark_repetitions=5 '--benchmark_filter=^(?!rocksdb_|acf_|cuckoo_[24]x)')
+  native_filter='--benchmark_filter=^(?!rocksdb_|acf_|cuckoo_[24]x|quotient_family)'
   load_slots=1048576
   workload_keys=50000; synth_packets=1000000; synth_flows=100000; adapt_slots=4096; adapt_trials=2
 fi
@@ -81,6 +83,16 @@ sweep_filters=bloom,blocked_bloom,cuckoo,xor,binary_fuse,binary_fuse_4wise,ribbo
 $bench run --filter "$sweep_filters" --keys "$n" --fpr "$sweep_fprs" --max-load 0.96 \
   --queries "$queries" --repeat 1 --out "$out/sweep.json"
 
+step "quotient family: space at several n, and a fill sweep to 99% of one table"
+$bench run --filter quotient,rsqf,cqf --keys 10000,100000,"$n" --fpr 0.01 --queries "$queries" \
+  --repeat 1 --out "$out/quotient_space.json"
+qslots=$((load_slots / 4))
+qkeys=$(/usr/bin/python3 -c "s=$qslots; print(','.join(str(round(s*l)) for l in (0.1,0.25,0.5,0.75,0.9,0.95,0.99)))")
+# One table of 2^q slots for every step (--capacity with --max-load 1.0); queries kept small
+# because a lookup in a 99%-full classic QF walks clusters of thousands of slots.
+$bench run --filter quotient,rsqf,cqf --keys "$qkeys" --capacity "$qslots" --max-load 1.0 --fpr 0.01 \
+  --queries 20000 --repeat "$repeat" --out "$out/quotient_load.json"
+
 step "key distributions (uniform, sequential, strided, words) and query popularity"
 # n = 50,000 so a Debian word list (wamerican: ~100k words) supplies members and non-members.
 general=bloom,blocked_bloom,cuckoo,xor,binary_fuse,ribbon,quotient,rsqf
@@ -116,7 +128,7 @@ mv "$out/micro.json.tmp" "$out/micro.json"
 step "micro-benchmarks, -march=native build"
 cmake -S . -B build-native -DCMAKE_BUILD_TYPE=Release -DAMQ_MARCH_NATIVE=ON >/dev/null
 cmake --build build-native --target amqbench_micro -j "$(nproc)" >/dev/null
-build-native/amqbench_micro "${micro_args[@]}" --benchmark_out="$out/micro_native.json.tmp" \
+build-native/amqbench_micro "${micro_args[@]}" "$native_filter" --benchmark_out="$out/micro_native.json.tmp" \
   --benchmark_out_format=json >&2
 mv "$out/micro_native.json.tmp" "$out/micro_native.json"
 

@@ -15,6 +15,9 @@ from pathlib import Path
 
 import pandas as pd
 
+# Benchmark files of a family name their benchmarks "<suite>/<filter>/<operation>".
+SUITES = ("quotient_family", "static")
+
 CONTEXT_COLUMNS = ("host_name", "cpu_model", "git_commit", "march_native", "build_type")
 
 
@@ -55,12 +58,19 @@ def _gbench_frame(doc: dict, path: Path) -> pd.DataFrame:
         if bench.get("error_occurred"):
             continue
         name = bench.get("run_name", bench["name"])
-        filter_name, _, operation = name.partition("/")
-        operation = operation.split("/")[0]
+        # "<filter>/<operation>/real_time" from harness/micro_bench.cc, or
+        # "<suite>/<filter>/<operation...>" from a family's own benchmark file.
+        parts = [p for p in name.split("/") if p != "real_time" and ":" not in p]
+        if parts[0] in SUITES:
+            suite, filter_name, operation = parts[0], parts[1], "/".join(parts[2:])
+        else:
+            suite, filter_name, operation = "filters", parts[0], "/".join(parts[1:])
         rows.append(
             {
+                "suite": suite,
                 "filter": filter_name,
                 "operation": operation,
+                "load": bench.get("load"),
                 "aggregate": bench.get("aggregate_name", "iteration")
                 if bench.get("run_type") == "aggregate"
                 else "iteration",
@@ -78,8 +88,10 @@ def _gbench_frame(doc: dict, path: Path) -> pd.DataFrame:
     return frame
 
 
-def speed_summary(micro: pd.DataFrame) -> pd.DataFrame:
-    """Median, min and max ns/key of each (filter, operation) over the repetitions."""
+def speed_summary(micro: pd.DataFrame, suite: str = "filters") -> pd.DataFrame:
+    """Median, min and max ns/key of each (filter, operation) of one suite over the repetitions."""
     runs = micro[micro["aggregate"] == "iteration"]
+    if "suite" in runs:
+        runs = runs[runs["suite"] == suite]
     grouped = runs.groupby(["filter", "operation"])["ns_per_key"]
     return grouped.agg(median="median", min="min", max="max", runs="count").reset_index()

@@ -157,6 +157,40 @@ def adapt_windows_chart(frame, out: Path) -> Path | None:
     return out
 
 
+def quotient_load_chart(frame, out: Path) -> Path | None:
+    """Throughput and cluster geometry against load, with linear-probing theory."""
+    if "displacement_mean" not in frame:
+        return None
+    q = frame[frame["family"] == "quotient"].dropna(subset=["load_factor"])
+    if q["load_factor"].nunique() < 3:
+        return None
+    fig, (left, mid, right) = plt.subplots(1, 3, figsize=(15, 4.5))
+    for name, rows in q.groupby("filter"):
+        rows = rows.sort_values("load_factor")
+        left.plot(rows["load_factor"], rows["insert_ns"], "o-", ms=3, label=f"{name} insert")
+        mid.plot(rows["load_factor"], rows["query_ns_positive"], "o-", ms=3, label=f"{name} present")
+        mid.plot(rows["load_factor"], rows["query_ns_negative"], "s--", ms=3, label=f"{name} absent")
+        if name == "quotient":
+            right.plot(rows["load_factor"], rows["displacement_mean"], "o-", ms=3, label="mean displacement")
+            right.plot(rows["load_factor"], rows["displacement_mean_knuth"], "k:", label="Knuth α/(2(1−α))")
+            right.plot(rows["load_factor"], rows["cluster_length_mean"], "s-", ms=3, label="mean cluster length")
+            if "slots_scanned_per_lookup" in rows:
+                right.plot(rows["load_factor"], rows["slots_scanned_per_lookup"], "^-", ms=3,
+                           label="slots scanned per lookup")
+    for ax, title in ((left, "insert, ns per key"), (mid, "lookup, ns per key"),
+                      (right, "classic QF geometry, slots")):
+        ax.set_yscale("log")
+        ax.set_xlabel("load factor")
+        ax.set_title(title, fontsize=10)
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=7)
+    fig.suptitle("Quotient family against load (one table, filled step by step)")
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return out
+
+
 def charts_for(path: Path) -> list[Path]:
     frame = loader.load(path)
     stem = path.with_suffix("")
@@ -167,8 +201,9 @@ def charts_for(path: Path) -> list[Path]:
     if "fpr" not in frame:
         return []  # a Google Benchmark file, or records without filters
     made = [space_chart(frame, Path(f"{stem}_space.png")), fpr_chart(frame, Path(f"{stem}_fpr.png"))]
-    kicks = kicks_chart(frame, Path(f"{stem}_kicks.png"))
-    return made + ([kicks] if kicks else [])
+    extra = [kicks_chart(frame, Path(f"{stem}_kicks.png")),
+             quotient_load_chart(frame, Path(f"{stem}_load.png"))]
+    return made + [e for e in extra if e]
 
 
 def main(argv: list[str]) -> int:
