@@ -39,8 +39,9 @@ else
   n=1000000; queries=1000000; repeat=5; lab_repeat=5
   # RocksDB is timed through DB::Get and the adaptive filters are timed by `adapt`: their
   # micro-benchmarks would measure something else, so they are left out here.
-  micro_args=(--benchmark_repetitions=5 '--benchmark_filter=^(?!rocksdb_|acf_|cuckoo_[24]x)')
-  native_filter='--benchmark_filter=^(?!rocksdb_|acf_|cuckoo_[24]x|quotient_family)'
+  # (Google Benchmark's filter is a POSIX regex; a leading '-' runs everything it does not match.)
+  micro_args=(--benchmark_repetitions=5 '--benchmark_filter=-^(rocksdb_|acf_|cuckoo_[24]x)')
+  native_filter='--benchmark_filter=-^(rocksdb_|acf_|cuckoo_[24]x|quotient_family)'
   load_slots=1048576
   workload_keys=50000; synth_packets=1000000; synth_flows=100000; adapt_slots=4096; adapt_trials=2
 fi
@@ -121,8 +122,14 @@ $bench adapt --experiment adversarial --slots "$adapt_slots" --fp-set 1,10,100 -
   --trials "$adapt_trials" --out "$out/adapt_adversarial.json"
 
 step "micro-benchmarks (Google Benchmark)"
+# Google Benchmark exits 0 even when it runs nothing: a result file without benchmarks fails here.
+keep_micro() {
+  /usr/bin/python3 -c "import json,sys; sys.exit(0 if json.load(open('$1'))['benchmarks'] else 1)" \
+    || { echo "run_all: $1 holds no benchmarks" >&2; exit 1; }
+  mv "$1" "$2"
+}
 $micro "${micro_args[@]}" --benchmark_out="$out/micro.json.tmp" --benchmark_out_format=json >&2
-mv "$out/micro.json.tmp" "$out/micro.json"
+keep_micro "$out/micro.json.tmp" "$out/micro.json"
 # FastFilter's reference figures come from -march=native builds: time ours that way too,
 # from a second build tree, and keep both (the report shows them side by side).
 step "micro-benchmarks, -march=native build"
@@ -130,7 +137,7 @@ cmake -S . -B build-native -DCMAKE_BUILD_TYPE=Release -DAMQ_MARCH_NATIVE=ON >/de
 cmake --build build-native --target amqbench_micro -j "$(nproc)" >/dev/null
 build-native/amqbench_micro "${micro_args[@]}" "$native_filter" --benchmark_out="$out/micro_native.json.tmp" \
   --benchmark_out_format=json >&2
-mv "$out/micro_native.json.tmp" "$out/micro_native.json"
+keep_micro "$out/micro_native.json.tmp" "$out/micro_native.json"
 
 step "plots"
 for f in "$out"/*.json; do

@@ -12,6 +12,7 @@
 #include "harness/adapt_experiment.h"
 #include "harness/commands.h"
 #include "harness/errors.h"
+#include "harness/option_lists.h"
 #include "harness/result_file.h"
 #include "traces/file_util.h"
 #include "traces/flow.h"
@@ -25,30 +26,6 @@ namespace {
 constexpr const char* kAllFilters =
     "acf_cyclic,acf_cyclic_ranges,acf_swapping,acf_cuckooing,acf_cuckooing_ff,cuckoo_4x1,"
     "cuckoo_2x4";
-
-std::vector<std::string> SplitCommas(const std::string& text) {
-  std::vector<std::string> parts;
-  std::stringstream in(text);
-  for (std::string part; std::getline(in, part, ',');) {
-    if (!part.empty()) parts.push_back(part);
-  }
-  return parts;
-}
-
-template <class T>
-std::vector<T> ParseList(const std::string& option, const std::string& text) {
-  std::vector<T> values;
-  for (const std::string& part : SplitCommas(text)) {
-    std::istringstream in(part);
-    T value{};
-    if (!(in >> value) || !in.eof()) {
-      throw InputError("--" + option + ": '" + part + "' is not a number");
-    }
-    values.push_back(value);
-  }
-  if (values.empty()) throw InputError("--" + option + " needs at least one value");
-  return values;
-}
 
 std::atomic<bool> g_interrupted{false};
 extern "C" void OnAdaptInterrupt(int) { g_interrupted = true; }

@@ -2,8 +2,6 @@
 // adversarial runs parsed back and checked field by field, and each kind of bad input exiting
 // 2 with one line on stderr and no output file.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -13,40 +11,17 @@
 #include <sstream>
 #include <string>
 
+#include "harness/binary_test_support.h"
+
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Outcome {
-  int status = -1;
-  std::string out;
-  std::string err;
-};
+using amq::testing::ReadFile;
 
-std::string ReadFile(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-class AdaptCommand : public ::testing::Test {
+class AdaptCommand : public amq::testing::BinaryTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("amqbench_adapt_test_" + std::to_string(getpid()));
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  Outcome Run(const std::string& args) {
-    const fs::path out = dir_ / "stdout", err = dir_ / "stderr";
-    const std::string command =
-        std::string(AMQ_BINARY) + " adapt " + args + " >" + out.string() + " 2>" + err.string();
-    const int raw = std::system(command.c_str());
-    return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, ReadFile(out), ReadFile(err)};
-  }
-
-  fs::path dir_;
+  AdaptCommand() : BinaryTest("adapt ") {}
 };
 
 TEST_F(AdaptCommand, SyntheticRunWritesEveryField) {

@@ -265,6 +265,7 @@ int RunCommand(const Args& args) {
       if (!entry) throw InputError("unknown filter '" + name + "' (amqbench list shows them)");
       grid.filters.push_back(entry);
     }
+    if (grid.filters.empty()) throw InputError("--filter needs at least one filter name");
   }
   const std::string default_keys = quick ? "20000" : "1000000";
   for (long long n : ParseList<long long>("keys", vm.count("keys") ? keys_text : default_keys)) {
@@ -301,8 +302,10 @@ int RunCommand(const Args& args) {
   }
   std::vector<KeySource> key_sources;
   for (const std::string& kind : SplitCommas(keys_from_text)) key_sources.push_back(KeySource::Parse(kind));
+  if (key_sources.empty()) throw InputError("--keys-from needs at least one key distribution");
   std::vector<QueryDist> query_dists;
   for (const std::string& dist : SplitCommas(query_dist_text)) query_dists.push_back(QueryDist::Parse(dist));
+  if (query_dists.empty()) throw InputError("--query-dist needs at least one distribution");
   const bool replay = vm.count("trace") > 0;
   if (replay) {
     if (vm.count("keys") || !vm["keys-from"].defaulted() || !vm["query-dist"].defaulted() ||

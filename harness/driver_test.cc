@@ -2,51 +2,21 @@
 // the legend covering every field, and each kind of bad input exiting 2 with one line and
 // no output file.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <cstdio>
+#include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <string>
+
+#include "harness/binary_test_support.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Outcome {
-  int status = -1;
-  std::string out;
-  std::string err;
-};
+using amq::testing::ReadFile;
 
-std::string ReadFile(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-class Driver : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("amqbench_driver_test_" + std::to_string(getpid()));
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  Outcome Run(const std::string& args) {
-    const fs::path out = dir_ / "stdout", err = dir_ / "stderr";
-    const std::string command = std::string(AMQ_BINARY) + " " + args + " >" + out.string() +
-                                " 2>" + err.string();
-    const int raw = std::system(command.c_str());
-    return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, ReadFile(out), ReadFile(err)};
-  }
-
-  fs::path dir_;
-};
+class Driver : public amq::testing::BinaryTest {};
 
 TEST_F(Driver, QuickRunWritesEveryDocumentedField) {
   const fs::path json_path = dir_ / "quick.json";
@@ -154,6 +124,8 @@ TEST_F(Driver, BadInputExitsTwoWithOneLineAndNoFile) {
       {"run --quick --out " + (dir_ / "no" / "such" / "dir.json").string(), "cannot write"},
       {"run --quick", "needs --out"},
       {"frobnicate", "unknown command"},
+      {"run --filter ," + tail, "--filter needs at least one"},
+      {"run --fpr ," + tail, "--fpr needs at least one value"},
       {"run --keys-from nosuchkind" + tail, "nosuchkind"},
       {"run --query-dist zipf:-1" + tail, "zipf"},
       {"run --trace " + (dir_ / "missing.pcap").string() + tail, "missing.pcap"},

@@ -10,11 +10,13 @@
 
 namespace amq {
 
+// The non-empty elements of a comma list ("a,,b" is a and b).
 inline std::vector<std::string> SplitCommas(const std::string& text) {
   std::vector<std::string> parts;
   std::stringstream in(text);
-  for (std::string part; std::getline(in, part, ',');) parts.push_back(part);
-  if (parts.empty()) parts.push_back("");
+  for (std::string part; std::getline(in, part, ',');) {
+    if (!part.empty()) parts.push_back(part);
+  }
   return parts;
 }
 
@@ -29,6 +31,7 @@ std::vector<T> ParseList(const std::string& option, const std::string& text) {
     }
     values.push_back(value);
   }
+  if (values.empty()) throw InputError("--" + option + " needs at least one value");
   return values;
 }
 
