@@ -94,6 +94,14 @@ qkeys=$(/usr/bin/python3 -c "s=$qslots; print(','.join(str(round(s*l)) for l in 
 $bench run --filter quotient,rsqf,cqf --keys "$qkeys" --capacity "$qslots" --max-load 1.0 --fpr 0.01 \
   --queries 20000 --repeat "$repeat" --out "$out/quotient_load.json"
 
+step "quotient family against FastFilter's CQF (21.38 bits/key at 0.193%): r = 9 at load 0.954"
+$bench run --filter rsqf,cqf --keys "$n" --fpr 0.002 --max-load 0.96 --queries "$queries" --repeat 1 \
+  --out "$out/quotient_vs_fastfilter.json"
+
+step "churn: erasable filters held at their load while keys are erased, inserted and queried"
+$bench run --filter cuckoo12,quotient,rsqf,cqf --keys "$workload_keys" --fpr 0.01 --max-load 0.9 \
+  --churn $((workload_keys * 4)) --queries "$queries" --repeat "$repeat" --out "$out/churn.json"
+
 step "key distributions (uniform, sequential, strided, words) and query popularity"
 # n = 50,000 so a Debian word list (wamerican: ~100k words) supplies members and non-members.
 general=bloom,blocked_bloom,cuckoo,xor,binary_fuse,ribbon,quotient,rsqf

@@ -63,6 +63,15 @@ constexpr std::pair<const char*, const char*> kLegend[] = {
     {"query_ns_mixed_max", "slowest pass"},
     {"false_negatives", "inserted keys (and stream queries about them) the filter did not find: must be 0, checked every run"},
     {"stream_queries", "queries in the stream (query_ns_mixed's loop)"},
+    {"churn_ns", "--churn: ns per churn step (erase, insert or query), median of R passes"},
+    {"churn_ns_min", "fastest churn pass"},
+    {"churn_ns_max", "slowest churn pass"},
+    {"churn_rounds", "--churn rounds run"},
+    {"churn_resident", "keys held during churn: 90% of n, so the other 10% circulate"},
+    {"churn_ops", "churn steps timed (each round: one erase, one insert, --churn-queries queries)"},
+    {"churn_false_negatives", "churn queries about held keys answered absent (also in false_negatives)"},
+    {"churn_insert_failures", "churn inserts the filter refused"},
+    {"churn_fpr", "churn queries about non-members answered present / those queries"},
     {"stream_negative_queries", "stream queries about non-members (repeats count each time)"},
     {"stream_false_positives", "stream queries about non-members answered present"},
     {"stream_fpr", "stream_false_positives / stream_negative_queries: the FPR the stream's users see"},
@@ -208,6 +217,7 @@ int RunCommand(const Args& args) {
   std::string filters_text, keys_text, fpr_text, bits_text, load_text, out_path;
   std::string fraction_text, keys_from_text, query_dist_text, trace_path, trace_key;
   double trace_members = 0.5;
+  long long churn_rounds = 0, churn_queries = 4, repeated_negatives = 0;
   long long queries = 0, capacity = 0;  // signed, so "-1" is caught rather than wrapped
   std::uint64_t seed = 1;
   int repeats = 0, max_kicks = 500;
@@ -232,6 +242,12 @@ int RunCommand(const Args& args) {
        "share of members in the query stream, in [0, 1], comma list")
       ("query-dist", po::value(&query_dist_text)->default_value("uniform"),
        "popularity of the stream's queries: uniform or zipf:ALPHA, comma list")
+      ("repeated-negatives", po::value(&repeated_negatives),
+       "the stream's non-member queries come from only this many distinct keys, asked again and again")
+      ("churn", po::value(&churn_rounds),
+       "erasable filters: after the build, this many rounds of erase one key, insert one, query "
+       "--churn-queries keys, timed and checked at every query (churn_* fields)")
+      ("churn-queries", po::value(&churn_queries)->default_value(4), "queries per churn round")
       ("trace", po::value(&trace_path),
        "replay a trace (pcap, pcapng, or amqbench's binary/text): the filter holds a share of "
        "its distinct flows and every packet is a query; replaces --keys and --keys-from")
@@ -318,6 +334,12 @@ int RunCommand(const Args& args) {
     }
   }
   if (!vm.count("queries")) queries = quick ? 20000 : 1000000;
+  if (churn_rounds < 0) throw InputError("--churn must be at least 0");
+  if (churn_queries < 0) throw InputError("--churn-queries must be at least 0");
+  if (repeated_negatives < 0) throw InputError("--repeated-negatives must be at least 1");
+  if (vm.count("repeated-negatives") && repeated_negatives < 1) {
+    throw InputError("--repeated-negatives must be at least 1");
+  }
   if (!vm.count("repeat")) repeats = quick ? 1 : 3;
   if (queries < 1) throw InputError("--queries must be at least 1");
   if (vm.count("capacity") && capacity < 1) throw InputError("--capacity must be at least 1");
@@ -385,6 +407,7 @@ int RunCommand(const Args& args) {
         mix.dist = query_dists[stream / grid.positive_fractions.size()];
         fraction = mix.positive_fraction = grid.positive_fractions[stream % grid.positive_fractions.size()];
         mix.seed = seed;
+        mix.repeated_negatives = static_cast<std::size_t>(repeated_negatives);
         AddQueries(workload, mix);
       } else {
         std::size_t members = 0;
@@ -407,6 +430,8 @@ int RunCommand(const Args& args) {
             spec.queries = static_cast<std::size_t>(queries);
             spec.positive_fraction = fraction;
             spec.repeats = repeats;
+            spec.churn_rounds = static_cast<std::size_t>(churn_rounds);
+            spec.churn_queries_per_round = static_cast<std::size_t>(churn_queries);
             const Json record = filter->run_cell(spec);
             doc["records"].push_back(record);
             WriteJsonAtomically(out_path, doc);  // finished cells survive an interrupt

@@ -94,6 +94,24 @@ TEST_F(Driver, WorkloadsAndQueryDistributionsFormTheGrid) {
   EXPECT_EQ(doc["records"][2]["workload"]["queries"]["dist"], "zipf:0.99");
 }
 
+TEST_F(Driver, ChurnKeepsEveryHeldKeyThroughEraseAndInsert) {
+  const fs::path json_path = dir_ / "churn.json";
+  const Outcome run = Run("run --quick --filter cuckoo12,quotient,rsqf,cqf,bloom --keys 5000 --max-load 0.9 "
+                          "--churn 20000 --out " + json_path.string());
+  ASSERT_EQ(run.status, 0) << run.err;
+  const auto doc = nlohmann::json::parse(ReadFile(json_path));
+  for (const auto& r : doc["records"]) {
+    if (r["filter"] == "bloom") {
+      EXPECT_FALSE(r.contains("churn_ns")) << "bloom cannot erase: no churn phase";
+      continue;
+    }
+    EXPECT_EQ(r["churn_ops"], 20000 * 6) << r["filter"];
+    EXPECT_EQ(r["churn_false_negatives"], 0) << r["filter"];
+    EXPECT_EQ(r["false_negatives"], 0) << r["filter"];
+    EXPECT_GT(r["churn_fpr"].get<double>(), 0.0) << r["filter"];
+  }
+}
+
 TEST_F(Driver, ListNamesEveryFilter) {
   const Outcome list = Run("list");
   ASSERT_EQ(list.status, 0);
@@ -126,6 +144,8 @@ TEST_F(Driver, BadInputExitsTwoWithOneLineAndNoFile) {
       {"frobnicate", "unknown command"},
       {"run --filter ," + tail, "--filter needs at least one"},
       {"run --fpr ," + tail, "--fpr needs at least one value"},
+      {"run --churn -1" + tail, "--churn must be at least 0"},
+      {"run --repeated-negatives 0" + tail, "--repeated-negatives must be at least 1"},
       {"run --keys-from nosuchkind" + tail, "nosuchkind"},
       {"run --query-dist zipf:-1" + tail, "zipf"},
       {"run --trace " + (dir_ / "missing.pcap").string() + tail, "missing.pcap"},

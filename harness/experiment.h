@@ -26,6 +26,7 @@
 #include "harness/kernels.h"
 #include "harness/result_file.h"
 #include "harness/stats.h"
+#include "workloads/queries.h"
 #include "workloads/workload.h"
 
 namespace amq {
@@ -37,6 +38,8 @@ struct CellSpec {
   std::size_t queries = 0;          // keys per timed query loop
   double positive_fraction = 0.5;   // share of members in the mixed query loop
   int repeats = 3;
+  std::size_t churn_rounds = 0;        // > 0: erasable dynamic filters also run a churn phase
+  std::size_t churn_queries_per_round = 4;
 };
 
 // The query arrays for one cell, built before any timing.
@@ -59,6 +62,44 @@ Json CellHeader(const CellSpec& spec);
 // Adds the timing fields `name`, `name_min`, `name_max` in ns per key.
 void PutTiming(Json& record, const std::string& name, const std::vector<double>& total_ns,
                std::size_t keys_per_pass);
+
+// 4. Churn: a fresh filter filled to 90% of n, then rounds of erase one, insert one, ask a few,
+// timed (R passes, each from a fresh fill) and checked at every query.
+template <class F>
+  requires DynamicFilter<F> && ErasableFilter<F>
+void RunChurnPhase(const CellSpec& spec, Json& record) {
+  // 90% of the members are held at any time; the other 10% circulate, so an insert brings in
+  // a key that is not already there (with every member held, each round would erase a key and
+  // put the same key back).
+  ChurnOptions options;
+  options.resident = spec.keys - spec.keys / 10;
+  options.rounds = spec.churn_rounds;
+  options.queries_per_round = spec.churn_queries_per_round;
+  options.positive_fraction = spec.positive_fraction;
+  options.seed = spec.params.seed;
+  const std::vector<ChurnStep> schedule = MakeChurnSchedule(*spec.workload, options);
+  const std::span<const ChurnStep> fill(schedule.data(), options.resident);
+  const std::span<const ChurnStep> churn(schedule.data() + options.resident,
+                                         schedule.size() - options.resident);
+  std::vector<double> churn_ns;
+  ChurnOutcome outcome;
+  for (int pass = 0; pass < spec.repeats; ++pass) {
+    F filter(spec.params);
+    std::vector<std::uint64_t> refused;
+    (void)RunChurn(filter, fill, refused);
+    churn_ns.push_back(TimeNs([&] { outcome = RunChurn(filter, churn, refused); }));
+  }
+  PutTiming(record, "churn_ns", churn_ns, churn.size());
+  record["churn_rounds"] = spec.churn_rounds;
+  record["churn_resident"] = options.resident;
+  record["churn_ops"] = churn.size();
+  record["churn_false_negatives"] = outcome.false_negatives;
+  record["churn_insert_failures"] = outcome.insert_failures;
+  record["churn_fpr"] = outcome.negative_queries
+                            ? Json(static_cast<double>(outcome.false_positives) / outcome.negative_queries)
+                            : Json(nullptr);
+  record["false_negatives"] = record["false_negatives"].get<std::size_t>() + outcome.false_negatives;
+}
 
 template <Filter F>
 Json RunCell(const CellSpec& spec) {
@@ -168,6 +209,9 @@ Json RunCell(const CellSpec& spec) {
   record["space_overhead_pct"] =
       lower_bound > 0 ? Json(100.0 * (bits_per_key / lower_bound - 1.0)) : Json(nullptr);
   if constexpr (HasLoadFactor<F>) record["load_factor"] = filter->load_factor();
+  if constexpr (DynamicFilter<F> && ErasableFilter<F>) {
+    if (spec.churn_rounds > 0) RunChurnPhase<F>(spec, record);
+  }
   if constexpr (HasStats<F>) {
     Stats stats;
     filter->add_stats(stats);

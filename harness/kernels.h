@@ -6,12 +6,14 @@
 // and so the caller checks correctness - no false negatives - on the very runs it times.
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <span>
 #include <vector>
 
 #include "harness/filter.h"
+#include "workloads/queries.h"
 
 namespace amq {
 
@@ -55,6 +57,57 @@ std::size_t CountContained(const F& filter, std::span<const std::uint64_t> keys)
   std::size_t found = 0;
   for (std::uint64_t key : keys) found += filter.contains(key) ? 1 : 0;
   return found;
+}
+
+// What a churn run observed; the caller checks false_negatives == 0.
+struct ChurnOutcome {
+  std::size_t false_negatives = 0;
+  std::size_t false_positives = 0;
+  std::size_t negative_queries = 0;
+  std::size_t insert_failures = 0;
+};
+
+// Interleaved insert, erase and query at a steady load (workloads/queries.h's schedule),
+// checked step by step against the schedule's exact membership. A key whose insert was
+// refused is not erased later: erasing a key a cuckoo filter does not hold can remove another
+// key's identical fingerprint, the one way erase makes a false negative.
+template <class F>
+  requires DynamicFilter<F> && ErasableFilter<F>
+ChurnOutcome RunChurn(F& filter, std::span<const ChurnStep> steps, std::vector<std::uint64_t>& refused) {
+  ChurnOutcome out;
+  for (const ChurnStep& step : steps) {
+    switch (step.op) {
+      case ChurnStep::Op::kInsert:
+        if (!filter.insert(step.key)) [[unlikely]] {
+          ++out.insert_failures;
+          refused.push_back(step.key);
+        }
+        break;
+      case ChurnStep::Op::kErase:
+        if (!refused.empty()) [[unlikely]] {
+          const auto it = std::find(refused.begin(), refused.end(), step.key);
+          if (it != refused.end()) {
+            refused.erase(it);
+            break;
+          }
+        }
+        filter.erase(step.key);
+        break;
+      case ChurnStep::Op::kQuery: {
+        const bool present = filter.contains(step.key);
+        if (step.member) {
+          const bool was_refused = !refused.empty() &&
+                                   std::find(refused.begin(), refused.end(), step.key) != refused.end();
+          out.false_negatives += (!present && !was_refused) ? 1 : 0;
+        } else {
+          ++out.negative_queries;
+          out.false_positives += present ? 1 : 0;
+        }
+        break;
+      }
+    }
+  }
+  return out;
 }
 
 // A filter together with what building it did: the keys it refused, by index.

@@ -386,6 +386,41 @@ def section_quotient(results: Path) -> str | None:
         " row. Seed 000 counts the quotient's log2(n/load) bits as stored per key, but the quotient"
         " is the slot's address: it is never stored, which is the point of quotienting.",
     ]
+    ff_path = results / "quotient_vs_fastfilter.json"
+    if ff_path.exists():
+        ff = loader.load(ff_path)
+        parts += [
+            "",
+            f"Against FastFilter's CQF (r = 8: 21.38 bits/key at 0.193% FPR, REFERENCE_NUMBERS.md §2):"
+            f" `{command_of(ff_path)}` sizes r = 9 in a table at load ~0.95 —",
+            "",
+            table(["filter", "r", "load", "bits/key", "FPR measured [95% CI]", "FPR theory",
+                   "bits/key against FastFilter's CQF"],
+                  [[r["filter"], int(r["remainder_bits"]), f"{r['load_factor']:.3f}", f"{r['bits_per_key']:.2f}",
+                    f"{r['fpr'] * 100:.3f}% [{r['fpr_ci_low'] * 100:.3f}, {r['fpr_ci_high'] * 100:.3f}]",
+                    f"{r['fpr_theory'] * 100:.3f}%", f"{r['bits_per_key'] / 21.38:.2f}×"]
+                   for r in ff.to_dict("records")]),
+            "",
+            "At the default --max-load (0.95), 10^6 keys need just over 2^20 slots and get 2^21, which"
+            " halves the load; the comparison above is at the load FastFilter's CQF runs at.",
+        ]
+    churn_path = results / "churn.json"
+    if churn_path.exists():
+        churn = loader.load(churn_path)
+        parts += [
+            "",
+            f"Churn: `{command_of(churn_path)}` — each filter filled with 90% of n members, then"
+            " rounds of erase one held key, insert one member not held, and four queries (50% about"
+            " held keys), timed and checked at every query. The load column is after the full build"
+            " of n keys; churn runs at 90% of it.",
+            "",
+            table(["filter", "load", "churn steps", "ns per step", "false negatives", "refused inserts",
+                   "FPR during churn", "FPR theory at that load"],
+                  [[r["filter"], f"{r['load_factor']:.3f}", int(r["churn_ops"]), timing(r, "churn_ns"),
+                    int(r["churn_false_negatives"]), int(r["churn_insert_failures"]),
+                    f"{r['churn_fpr'] * 100:.3f}%", f"{r['fpr_theory'] * 100:.3f}%"]
+                   for r in churn.to_dict("records")]),
+        ]
     if load_path.exists():
         load = loader.load(load_path)
         lrows = []
