@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Everything on a fresh Debian 12 machine: install what is missing, build Release, run the
 # default suite into results/, draw the plots and regenerate REPORT.md.
-#   ./run_all.sh           the full suite (about 15 minutes on 2 cores)
+#   ./run_all.sh           the full suite (about 30 minutes on 2 cores; measured 28)
 #   ./run_all.sh --quick   a small version (under 2 minutes after the build) into
 #                          results/quick/, with its own results/quick/REPORT.md
 # Extra cmake arguments can be passed through AMQ_CMAKE_ARGS, e.g.
