@@ -7,4 +7,4 @@ cd "$root"
 scripts/install_deps.sh
 scripts/build.sh
 ctest --test-dir build --output-on-failure -j "$(nproc)" --timeout 600
-/usr/bin/python3 -m pytest -q plots
+/usr/bin/python3 -m pytest -q plots scripts

@@ -72,8 +72,9 @@
 
 #include "filters/bit_packed.h"
 #include "filters/remote_store.h"
-#include "harness/filter.h"
-#include "harness/hashing.h"
+#include "core/filter.h"
+#include "core/stat_catalog.h"
+#include "core/hashing.h"
 
 namespace amq {
 
@@ -319,18 +320,31 @@ class AdaptiveCuckoo {
     return -std::expm1(ProbesPerQuery() * load_factor() * std::log1p(-1.0 / double(size_[0])));
   }
 
+  // The statistics add_stats reports (core/filter.h).
+  static constexpr StatSpec kStats[] = {
+      {"bits_per_slot", "integer", "bits", "ACF: bits per slot, selector bits included"},
+      stat::kFingerprintBits,
+      {"selector_bits", "integer", "bits", "Cyclic ACF: hash-selector bits per slot (0 elsewhere)"},
+      {"tables", "integer", "count", "ACF: hash tables d"},
+      stat::kSlotsPerBucket,
+      stat::kSlots,
+      {"remote_bytes", "integer", "bytes", "ACF: the exact key store's memory, apart from size_bytes"},
+      {"fpr_theory_static", "number", "fraction",
+       "ACF: the FPR before any adaptation, 1 - (1 - 2^-f)^(d b alpha)"},
+      stat::kKicksTotal,
+      {"rebuilds", "integer", "count", "Cuckooing ACF: rebuilds after a fix moved too far"}};
+
   void add_stats(Stats& s) const {
-    s["bits_per_slot"] = bits_;
-    s["fingerprint_bits"] = fingerprint_bits();
-    s["selector_bits"] = selector_bits_;
-    s["tables"] = tables_;
-    s["slots_per_bucket"] = kSlotsPerBucket;
-    s["slots"] = slots();
-    s["remote_bytes"] = remote_bytes();
-    s["fpr_theory_static"] = static_fpr_theory();
-    s["insert_failures"] = counters_.insert_failures;
-    s["kicks_total"] = counters_.kicks_total;
-    s["rebuilds"] = counters_.rebuilds;
+    s.put("bits_per_slot", bits_);
+    s.put("fingerprint_bits", fingerprint_bits());
+    s.put("selector_bits", selector_bits_);
+    s.put("tables", tables_);
+    s.put("slots_per_bucket", kSlotsPerBucket);
+    s.put("slots", slots());
+    s.put("remote_bytes", remote_bytes());
+    s.put("fpr_theory_static", static_fpr_theory());
+    s.put("kicks_total", counters_.kicks_total);
+    s.put("rebuilds", counters_.rebuilds);
   }
 
   // ---- what the adapt experiments and the tests read ----

@@ -9,7 +9,7 @@
 #include <cstdio>
 #include <unordered_set>
 
-#include "harness/stats.h"
+#include "core/stats.h"
 #include "workloads/uniform.h"
 
 namespace amq {

@@ -20,7 +20,7 @@
 #endif
 #include "filters/rsqf.h"
 #include "filters/xor.h"
-#include "harness/filter.h"
+#include "core/filter.h"
 
 namespace amq {
 

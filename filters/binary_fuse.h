@@ -36,8 +36,9 @@
 #include <vector>
 
 #include "filters/static_common.h"
-#include "harness/filter.h"
-#include "harness/hashing.h"
+#include "core/filter.h"
+#include "core/stat_catalog.h"
+#include "core/hashing.h"
 
 namespace amq {
 
@@ -84,6 +85,8 @@ class BinaryFuse {
 
  public:
   static constexpr std::string_view kName = fuse_detail::NameFor(kFixedBits, kArity);
+  // The width is part of the type (cuckoo12, xor8): --fpr does not change the filter.
+  static constexpr bool kFixedWidth = kFixedBits != 0;
   static constexpr std::string_view kFamily = "binary_fuse";
   static constexpr std::string_view kParameters =
       kFixedBits ? "fixed k; segment length and size factor from n (Graf-Lemire 2022)"
@@ -162,15 +165,26 @@ class BinaryFuse {
 
   Theory theory() const { return {std::ldexp(1.0, -bits_), size_factor() * bits_}; }
 
+  // The statistics add_stats reports (core/filter.h).
+  static constexpr StatSpec kStats[] = {
+      stat::kBuildAttempts,
+      stat::kFingerprintBits,
+      stat::kSlots,
+      {"segment_length", "integer", "slots", "binary fuse: slots per segment"},
+      {"segment_count", "integer", "count", "binary fuse: segments"},
+      {"size_factor", "number", "ratio", "binary fuse: slots / n as built"},
+      {"size_factor_formula", "number", "ratio", "binary fuse: the paper's size factor at this n"},
+      stat::kDuplicatesRemoved};
+
   void add_stats(Stats& s) const {
-    s["build_attempts"] = attempts_;
-    s["fingerprint_bits"] = bits_;
-    s["slots"] = slots_;
-    s["segment_length"] = segment_length_;
-    s["segment_count"] = segment_count_;
-    s["size_factor"] = size_factor();
-    s["size_factor_formula"] = formula_factor_;
-    s["duplicates_removed"] = duplicates_;
+    s.put("build_attempts", attempts_);
+    s.put("fingerprint_bits", bits_);
+    s.put("slots", slots_);
+    s.put("segment_length", segment_length_);
+    s.put("segment_count", segment_count_);
+    s.put("size_factor", size_factor());
+    s.put("size_factor_formula", formula_factor_);
+    s.put("duplicates_removed", duplicates_);
   }
 
  private:

@@ -8,8 +8,9 @@
 #include <cmath>
 
 #include "harness/kernels.h"
-#include "harness/stats.h"
+#include "core/stats.h"
 #include "workloads/uniform.h"
+#include "harness/stat_json.h"
 
 namespace amq {
 namespace {
@@ -44,8 +45,7 @@ TYPED_TEST(FuseTest, RepeatedKeysAreRemovedNotRetriedForever) {
   const auto f = TypeParam::build(keys, Params(keys.size(), 9));
   EXPECT_EQ(CountContained(f, distinct), distinct.size());
   EXPECT_EQ(f.build_attempts(), 2);  // a repeated equation never peels
-  Stats s;
-  f.add_stats(s);
+  const Json s = StatsOf(f);
   EXPECT_EQ(s["duplicates_removed"], 10);
   EXPECT_EQ(f.slots(), fuse_detail::GeometryFor(
                            1000, TypeParam::kName.find("4wise") != std::string_view::npos ? 4 : 3)
@@ -147,8 +147,7 @@ TEST(BinaryFuse, FailureIsBoundedAndReported) {
 TEST(BinaryFuse, StatsNameTheBuild) {
   const auto keys = UniformKeys(8, KeyStream::kMembers, 5000);
   const auto f = BinaryFuse8::build(keys, Params(5000, 1));
-  Stats s;
-  f.add_stats(s);
+  const Json s = StatsOf(f);
   EXPECT_EQ(s["build_attempts"], f.build_attempts());
   EXPECT_EQ(s["fingerprint_bits"], 8);
   EXPECT_EQ(s["slots"], f.slots());

@@ -25,8 +25,9 @@
 #include <immintrin.h>
 #endif
 
-#include "harness/filter.h"
-#include "harness/hashing.h"
+#include "core/filter.h"
+#include "core/stat_catalog.h"
+#include "core/hashing.h"
 
 namespace amq {
 
@@ -108,9 +109,13 @@ class BlockedBloom {
     return {TheoryFpr(static_cast<double>(keys_) / blocks_.size()), bits_per_key_target_};
   }
 
+  // The statistics add_stats reports (core/filter.h).
+  static constexpr StatSpec kStats[] = {
+      {"blocks", "integer", "blocks", "blocked Bloom: 64-byte blocks"}, stat::kHashProbes};
+
   void add_stats(Stats& s) const {
-    s["blocks"] = blocks_.size();
-    s["hash_probes"] = 8;
+    s.put("blocks", blocks_.size());
+    s.put("hash_probes", 8);
   }
 
  private:

@@ -19,8 +19,9 @@
 #include <span>
 #include <vector>
 
-#include "harness/filter.h"
-#include "harness/hashing.h"
+#include "core/filter.h"
+#include "core/stat_catalog.h"
+#include "core/hashing.h"
 
 namespace amq {
 
@@ -76,9 +77,13 @@ class Bloom {
     return {std::pow(1.0 - std::exp(-probes_ * n / m), probes_), bits_per_key_target_};
   }
 
+  // The statistics add_stats reports (core/filter.h).
+  static constexpr StatSpec kStats[] = {
+      stat::kHashProbes, stat::kBloomBits};
+
   void add_stats(Stats& s) const {
-    s["hash_probes"] = probes_;
-    s["bits"] = bits_;
+    s.put("hash_probes", probes_);
+    s.put("bits", bits_);
   }
 
  private:

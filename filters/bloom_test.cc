@@ -6,6 +6,7 @@
 
 #include "filters/blocked_bloom.h"
 #include "filters/bloom.h"
+#include "harness/stat_json.h"
 
 namespace amq {
 namespace {
@@ -15,8 +16,7 @@ TEST(Bloom, SizedFromTheFprTarget) {
   p.capacity = 100000;
   p.target_fpr = 0.01;
   const Bloom bloom(p);
-  Stats stats;
-  bloom.add_stats(stats);
+  const Json stats = StatsOf(bloom);
   EXPECT_EQ(stats["hash_probes"].get<int>(), 7);  // round(9.585 * ln 2) = round(6.64)
   const double bits = stats["bits"].get<double>();
   EXPECT_NEAR(bits / p.capacity, std::log2(100.0) / std::log(2.0), 64.0 / p.capacity);
@@ -27,8 +27,7 @@ TEST(Bloom, SizedFromBitsPerKey) {
   p.capacity = 1000;
   p.bits_per_key = 12;
   const Bloom bloom(p);
-  Stats stats;
-  bloom.add_stats(stats);
+  const Json stats = StatsOf(bloom);
   EXPECT_EQ(stats["hash_probes"].get<int>(), 8);  // round(12 ln 2) = round(8.32)
   EXPECT_EQ(stats["bits"].get<std::uint64_t>(), 12032u);  // 12,000 rounded up to 64-bit words
 }

@@ -7,7 +7,7 @@
 
 #include "filters/all.h"
 #include "harness/kernels.h"
-#include "harness/stats.h"
+#include "core/stats.h"
 #include "workloads/uniform.h"
 
 namespace amq {

@@ -47,8 +47,9 @@
 #include <utility>
 
 #include "filters/rsqf_core.h"
-#include "harness/filter.h"
-#include "harness/hashing.h"
+#include "core/filter.h"
+#include "core/stat_catalog.h"
+#include "core/hashing.h"
 
 namespace amq {
 
@@ -155,6 +156,7 @@ class BasicCqf {
   std::size_t size_in_bytes() const { return core_.size_in_bytes(); }
   std::span<const std::uint8_t> bytes() const { return core_.bytes(); }
   // Slots in use (entries plus counter slots) over canonical slots.
+  std::uint64_t insert_failures() const { return insert_failures_; }  // inserts refused
   double load_factor() const { return static_cast<double>(core_.used()) / core_.canonical_slots(); }
   std::uint64_t distinct() const { return entries_; }
   std::uint64_t total() const { return total_; }
@@ -214,31 +216,51 @@ class BasicCqf {
     return out;
   }
 
+  // The statistics add_stats reports (core/filter.h).
+  static constexpr StatSpec kStats[] = {
+      stat::kQuotientBits,
+      stat::kRemainderBits,
+      stat::kSlots,
+      stat::kOverflowSlots,
+      stat::kMetadataBitsPerSlot,
+      {"distinct_fingerprints", "integer", "count", "CQF: distinct fingerprints stored"},
+      {"total_count", "integer", "count", "CQF: sum of all counts"},
+      {"counter_slots", "integer", "slots", "CQF: slots spent on counters"},
+      stat::kRuns,
+      stat::kRunLengthMean,
+      stat::kRunLengthMax,
+      stat::kClusters,
+      stat::kClusterLengthMean,
+      stat::kClusterLengthMax,
+      stat::kStretchLengthMean,
+      stat::kStretchLengthMax,
+      stat::kOffsetMax,
+      stat::kBitsPerKeySeed002,
+      stat::kBitsPerKeySeed000};
+
   void add_stats(Stats& s) const {
     const RunShape sh = core_.Shape();
     const double n = static_cast<double>(entries_);
     const double alpha = n / core_.canonical_slots();
-    s["quotient_bits"] = core_.q();
-    s["remainder_bits"] = core_.r();
-    s["slots"] = core_.canonical_slots();
-    s["overflow_slots"] = core_.total_slots() - core_.canonical_slots();
-    s["metadata_bits_per_slot"] = Core::kMetadataBitsPerSlot;
-    s["load_factor"] = load_factor();
-    s["distinct_fingerprints"] = entries_;
-    s["total_count"] = total_;
-    s["counter_slots"] = core_.used() - entries_;
-    s["insert_failures"] = insert_failures_;
-    s["runs"] = sh.runs;
-    s["run_length_mean"] = sh.runs ? static_cast<double>(sh.used) / sh.runs : 0.0;
-    s["run_length_max"] = sh.run_max;
-    s["clusters"] = sh.clusters;
-    s["cluster_length_mean"] = sh.clusters ? static_cast<double>(sh.used) / sh.clusters : 0.0;
-    s["cluster_length_max"] = sh.cluster_max;
-    s["stretch_length_mean"] = sh.stretches ? static_cast<double>(sh.used) / sh.stretches : 0.0;
-    s["stretch_length_max"] = sh.stretch_max;
-    s["offset_max"] = sh.offset_max;
-    s["bits_per_key_seed002_formula"] = n > 0 ? (core_.r() + 2.125) / alpha : 0.0;
-    s["bits_per_key_seed000_formula"] = n > 0 ? (core_.q() + core_.r() + 3) / alpha : 0.0;
+    s.put("quotient_bits", core_.q());
+    s.put("remainder_bits", core_.r());
+    s.put("slots", core_.canonical_slots());
+    s.put("overflow_slots", core_.total_slots() - core_.canonical_slots());
+    s.put("metadata_bits_per_slot", Core::kMetadataBitsPerSlot);
+    s.put("distinct_fingerprints", entries_);
+    s.put("total_count", total_);
+    s.put("counter_slots", core_.used() - entries_);
+    s.put("runs", sh.runs);
+    s.put("run_length_mean", sh.runs ? static_cast<double>(sh.used) / sh.runs : 0.0);
+    s.put("run_length_max", sh.run_max);
+    s.put("clusters", sh.clusters);
+    s.put("cluster_length_mean", sh.clusters ? static_cast<double>(sh.used) / sh.clusters : 0.0);
+    s.put("cluster_length_max", sh.cluster_max);
+    s.put("stretch_length_mean", sh.stretches ? static_cast<double>(sh.used) / sh.stretches : 0.0);
+    s.put("stretch_length_max", sh.stretch_max);
+    s.put("offset_max", sh.offset_max);
+    s.put("bits_per_key_seed002_formula", n > 0 ? (core_.r() + 2.125) / alpha : 0.0);
+    s.put("bits_per_key_seed000_formula", n > 0 ? (core_.q() + core_.r() + 3) / alpha : 0.0);
   }
 
   // Core invariants plus: every run decodes into entries with strictly increasing remainders

@@ -12,8 +12,9 @@
 #include <vector>
 
 #include "harness/kernels.h"
-#include "harness/stats.h"
+#include "core/stats.h"
 #include "workloads/uniform.h"
+#include "harness/stat_json.h"
 
 namespace amq {
 namespace {
@@ -185,9 +186,8 @@ TEST(Cqf, FullTableRefusesWithoutChange) {
   }
   EXPECT_GT(refused, 0u);
   ASSERT_EQ(f.Validate(), "");
-  Stats s;
-  f.add_stats(s);
-  EXPECT_EQ(s["insert_failures"].get<std::size_t>(), refused);
+  const Json s = StatsOf(f);
+  EXPECT_EQ(f.insert_failures(), refused);
 }
 
 TEST(Cqf, FprMatchesTheory) {

@@ -38,8 +38,9 @@
 #include <vector>
 
 #include "filters/bit_packed.h"
-#include "harness/filter.h"
-#include "harness/hashing.h"
+#include "core/filter.h"
+#include "core/stat_catalog.h"
+#include "core/hashing.h"
 
 namespace amq {
 
@@ -64,6 +65,8 @@ class Cuckoo {
   static constexpr int kSlotsPerBucket = 4;
   static constexpr double kDefaultMaxLoad = 0.95;
   static constexpr std::string_view kName = cuckoo_detail::NameFor(kFixedBits);
+  // The width is part of the type (cuckoo12, xor8): --fpr does not change the filter.
+  static constexpr bool kFixedWidth = kFixedBits != 0;
   static constexpr std::string_view kFamily = "cuckoo";
   static constexpr std::string_view kParameters =
       kFixedBits ? "fixed f; --max-load L (default 0.95): buckets = smallest 2^p with 4*2^p >= n/L"
@@ -137,6 +140,7 @@ class Cuckoo {
 
   std::size_t size_in_bytes() const { return slots_.size_in_bytes(); }
   std::span<const std::uint8_t> bytes() const { return {slots_.data(), slots_.size_in_bytes()}; }
+  std::uint64_t insert_failures() const { return insert_failures_; }  // inserts refused
   double load_factor() const { return static_cast<double>(stored_) / slots_.size(); }
   int fingerprint_bits() const { return fingerprint_bits_; }
   std::uint64_t buckets() const { return bucket_mask_ + 1; }
@@ -148,21 +152,32 @@ class Cuckoo {
     return {fpr, alpha > 0 ? fingerprint_bits_ / alpha : 0.0};
   }
 
+  // The statistics add_stats reports (core/filter.h).
+  static constexpr StatSpec kStats[] = {
+      stat::kFingerprintBits,
+      {"buckets", "integer", "buckets", "cuckoo: bucket count m (a power of two)"},
+      stat::kSlotsPerBucket,
+      stat::kKicksTotal,
+      {"kicks_max", "integer", "count", "cuckoo: most evictions one insert needed"},
+      {"kicks_per_insert", "number", "count", "cuckoo: kicks_total / successful inserts"},
+      {"kicks_histogram", "object", "inserts",
+       "cuckoo: inserts by evictions needed, bins 0, 1, 2, 3-4, 5-8, ... (empty bins left out)"},
+      {"first_failure_load", "number|null", "fraction",
+       "cuckoo: load factor when the first insert failed, or null"}};
+
   void add_stats(Stats& s) const {
-    s["fingerprint_bits"] = fingerprint_bits_;
-    s["buckets"] = buckets();
-    s["slots_per_bucket"] = kSlotsPerBucket;
-    s["kicks_total"] = kicks_total_;
-    s["kicks_max"] = kicks_max_;
-    s["kicks_per_insert"] = inserts_ ? static_cast<double>(kicks_total_) / inserts_ : 0.0;
-    Stats histogram = Stats::object();
+    s.put("fingerprint_bits", fingerprint_bits_);
+    s.put("buckets", buckets());
+    s.put("slots_per_bucket", kSlotsPerBucket);
+    s.put("kicks_total", kicks_total_);
+    s.put("kicks_max", kicks_max_);
+    s.put("kicks_per_insert", inserts_ ? static_cast<double>(kicks_total_) / inserts_ : 0.0);
+    StatValue::Counts histogram;
     for (std::size_t b = 0; b < kicks_histogram_.size(); ++b) {
-      if (kicks_histogram_[b]) histogram[HistogramLabel(b)] = kicks_histogram_[b];
+      if (kicks_histogram_[b]) histogram.emplace_back(HistogramLabel(b), kicks_histogram_[b]);
     }
-    s["kicks_histogram"] = histogram;
-    s["insert_failures"] = insert_failures_;
-    s["first_failure_load"] =
-        first_failure_load_ ? Stats(*first_failure_load_) : Stats(nullptr);
+    s.put("kicks_histogram", histogram);
+    s.put("first_failure_load", first_failure_load_);
   }
 
  private:

@@ -4,8 +4,9 @@
 
 #include "filters/cuckoo.h"
 #include "harness/kernels.h"
-#include "harness/stats.h"
+#include "core/stats.h"
 #include "workloads/uniform.h"
+#include "harness/stat_json.h"
 
 namespace amq {
 namespace {
@@ -95,9 +96,8 @@ TEST(Cuckoo, FillingPastCapacityFailsCleanly) {
   EXPECT_LE(held.size(), 4096u);
   EXPECT_GT(filter.load_factor(), 0.9) << "b = 4 should fill past 90% before failing";
   EXPECT_EQ(CountContained(filter, held), held.size()) << "a failed insert lost a key";
-  Stats stats;
-  filter.add_stats(stats);
-  EXPECT_EQ(stats["insert_failures"].get<std::size_t>(), failures);
+  const Json stats = StatsOf(filter);
+  EXPECT_EQ(filter.insert_failures(), failures);
   ASSERT_TRUE(stats["first_failure_load"].is_number());
   EXPECT_GT(stats["first_failure_load"].get<double>(), 0.9);
   EXPECT_LE(stats["kicks_max"].get<int>(), 100);
@@ -106,8 +106,7 @@ TEST(Cuckoo, FillingPastCapacityFailsCleanly) {
 TEST(Cuckoo, KickHistogramCountsEverySuccessfulInsert) {
   const auto keys = UniformKeys(6, KeyStream::kMembers, 30000);
   const auto built = Build<Cuckoo<0>>(keys, Params(keys.size(), 0.01, 0.94));
-  Stats stats;
-  built.filter.add_stats(stats);
+  const Json stats = StatsOf(built.filter);
   std::uint64_t counted = 0;
   for (const auto& [bin, count] : stats["kicks_histogram"].items()) counted += count.get<std::uint64_t>();
   EXPECT_EQ(counted, keys.size() - built.failed.size());

@@ -40,14 +40,16 @@
 #include <string_view>
 #include <vector>
 
-#include "harness/filter.h"
-#include "harness/hashing.h"
+#include "core/filter.h"
+#include "core/stat_catalog.h"
+#include "core/hashing.h"
 
 namespace amq {
 
 class LevelDbBloom {
  public:
   static constexpr std::string_view kName = "leveldb_bloom";
+  static constexpr std::string_view kLibrary = "leveldb";
   static constexpr std::string_view kFamily = "bloom";
   static constexpr std::string_view kParameters =
       "LevelDB NewBloomFilterPolicy(B): --bits-per-key B (rounded); --fpr eps: B = "
@@ -126,12 +128,21 @@ class LevelDbBloom {
     return {hash32_fpr(), keys_ ? 8.0 * static_cast<double>(filter_.size()) / keys_ : 0.0};
   }
 
+  // The statistics add_stats reports (core/filter.h).
+  static constexpr StatSpec kStats[] = {
+      {"bits_per_key_policy", "integer", "bits/key", "LevelDB: bits_per_key given to NewBloomFilterPolicy"},
+      stat::kHashProbes,
+      stat::kBloomBits,
+      {"classic_fpr", "number", "fraction",
+       "LevelDB: the textbook (1 - e^(-kn/m))^k, for comparison with fpr_theory"},
+      stat::kFprModel};
+
   void add_stats(Stats& s) const {
-    s["bits_per_key_policy"] = bits_per_key_;
-    s["hash_probes"] = probes();
-    s["bits"] = bits();
-    s["classic_fpr"] = classic_fpr();
-    s["fpr_model"] = "uniform 32-bit hash through LevelDB's probe sequence (2^22 samples)";
+    s.put("bits_per_key_policy", bits_per_key_);
+    s.put("hash_probes", probes());
+    s.put("bits", bits());
+    s.put("classic_fpr", classic_fpr());
+    s.put("fpr_model", "uniform 32-bit hash through LevelDB's probe sequence (2^22 samples)");
   }
 
  private:

@@ -10,8 +10,9 @@
 #include <cmath>
 
 #include "harness/kernels.h"
-#include "harness/stats.h"
+#include "core/stats.h"
 #include "workloads/uniform.h"
+#include "harness/stat_json.h"
 
 namespace amq {
 namespace {
@@ -43,8 +44,7 @@ TEST(LevelDbBloom, SizingFollowsThePolicy) {
   EXPECT_EQ(f.bits(), 100000u);
   EXPECT_DOUBLE_EQ(f.theory().bits_per_key, 8.0 * 12501 / 10000);  // + the k byte
   EXPECT_EQ(LevelDbBloom::build(std::span(keys).first(2), Params(2, 1)).bits(), 64u);  // floor
-  Stats s;
-  f.add_stats(s);
+  const Json s = StatsOf(f);
   EXPECT_EQ(s["hash_probes"], 6);
 }
 

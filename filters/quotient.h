@@ -47,8 +47,9 @@
 #include <vector>
 
 #include "filters/bit_packed.h"
-#include "harness/filter.h"
-#include "harness/hashing.h"
+#include "core/filter.h"
+#include "core/stat_catalog.h"
+#include "core/hashing.h"
 
 namespace amq {
 
@@ -124,6 +125,7 @@ class QuotientFilter {
 
   std::size_t size_in_bytes() const { return table_.size_in_bytes(); }
   std::span<const std::uint8_t> bytes() const { return {table_.data(), table_.size_in_bytes()}; }
+  std::uint64_t insert_failures() const { return insert_failures_; }  // inserts refused
   double load_factor() const { return static_cast<double>(stored_) / slots(); }
   std::uint64_t slots() const { return mask_ + 1; }
   std::uint64_t stored() const { return stored_; }
@@ -187,37 +189,57 @@ class QuotientFilter {
     return out;
   }
 
+  // The statistics add_stats reports (core/filter.h).
+  static constexpr StatSpec kStats[] = {
+      stat::kQuotientBits,
+      stat::kRemainderBits,
+      stat::kSlots,
+      stat::kMetadataBitsPerSlot,
+      stat::kClusters,
+      stat::kClusterLengthMean,
+      stat::kClusterLengthMax,
+      stat::kRuns,
+      stat::kRunLengthMean,
+      stat::kRunLengthMax,
+      stat::kStretchLengthMean,
+      stat::kStretchLengthMax,
+      stat::kDisplacementMean,
+      stat::kDisplacementMeanKnuth,
+      stat::kProbesToEmptyMean,
+      stat::kProbesToEmptyMeanKnuth,
+      {"slots_scanned_per_lookup", "number", "slots",
+       "classic QF: mean slots a lookup of a stored key scans"},
+      stat::kBitsPerKeySeed002,
+      stat::kBitsPerKeySeed000};
+
   void add_stats(Stats& s) const {
     const ClusterStats c = Clusters();
     const double alpha = load_factor();
-    s["quotient_bits"] = q_;
-    s["remainder_bits"] = r_;
-    s["slots"] = slots();
-    s["metadata_bits_per_slot"] = kMetadataBits;
-    s["load_factor"] = alpha;
-    s["insert_failures"] = insert_failures_;
-    s["clusters"] = c.clusters;
-    s["cluster_length_mean"] = c.clusters ? static_cast<double>(stored_) / c.clusters : 0.0;
-    s["cluster_length_max"] = c.cluster_max;
-    s["runs"] = c.runs;
-    s["run_length_mean"] = c.runs ? static_cast<double>(stored_) / c.runs : 0.0;
-    s["run_length_max"] = c.run_max;
-    s["stretch_length_mean"] = c.stretches ? static_cast<double>(stored_) / c.stretches : 0.0;
-    s["stretch_length_max"] = c.stretch_max;
+    s.put("quotient_bits", q_);
+    s.put("remainder_bits", r_);
+    s.put("slots", slots());
+    s.put("metadata_bits_per_slot", kMetadataBits);
+    s.put("clusters", c.clusters);
+    s.put("cluster_length_mean", c.clusters ? static_cast<double>(stored_) / c.clusters : 0.0);
+    s.put("cluster_length_max", c.cluster_max);
+    s.put("runs", c.runs);
+    s.put("run_length_mean", c.runs ? static_cast<double>(stored_) / c.runs : 0.0);
+    s.put("run_length_max", c.run_max);
+    s.put("stretch_length_mean", c.stretches ? static_cast<double>(stored_) / c.stretches : 0.0);
+    s.put("stretch_length_max", c.stretch_max);
     // Knuth's linear probing (random hashing, large m): mean displacement alpha/(2(1-alpha)),
     // unsuccessful-search probes (1 + 1/(1-alpha)^2)/2. Total displacement does not depend on
     // the order within clusters, so the sorted runs of a QF obey the same law.
-    s["displacement_mean"] = stored_ ? static_cast<double>(c.displacement) / stored_ : 0.0;
-    s["displacement_mean_knuth"] = alpha < 1 ? Stats(alpha / (2 * (1 - alpha))) : Stats(nullptr);
-    s["probes_to_empty_mean"] = c.probes_to_empty / static_cast<double>(slots());
-    s["probes_to_empty_mean_knuth"] =
-        alpha < 1 ? Stats(0.5 * (1 + 1 / ((1 - alpha) * (1 - alpha)))) : Stats(nullptr);
+    s.put("displacement_mean", stored_ ? static_cast<double>(c.displacement) / stored_ : 0.0);
+    s.put("displacement_mean_knuth", alpha < 1 ? std::optional<double>(alpha / (2 * (1 - alpha))) : std::nullopt);
+    s.put("probes_to_empty_mean", c.probes_to_empty / static_cast<double>(slots()));
+    s.put("probes_to_empty_mean_knuth", alpha < 1 ? std::optional<double>(0.5 * (1 + 1 / ((1 - alpha) * (1 - alpha)))) : std::nullopt);
     // What a positive lookup walks: back from fq to its cluster start, forward to the end of
     // fq's run, averaged over the occupied quotients (each weighted by its run length).
-    s["slots_scanned_per_lookup"] = stored_ ? static_cast<double>(c.scan_weighted) / stored_ : 0.0;
+    s.put("slots_scanned_per_lookup", stored_ ? static_cast<double>(c.scan_weighted) / stored_ : 0.0);
     const double n = static_cast<double>(stored_);
-    s["bits_per_key_seed002_formula"] = n > 0 ? (r_ + 3) / alpha : 0.0;
-    s["bits_per_key_seed000_formula"] = n > 0 ? (q_ + r_ + 3) / alpha : 0.0;
+    s.put("bits_per_key_seed002_formula", n > 0 ? (r_ + 3) / alpha : 0.0);
+    s.put("bits_per_key_seed000_formula", n > 0 ? (q_ + r_ + 3) / alpha : 0.0);
   }
 
   // Debug validator: checks every structural invariant and returns an empty string or the

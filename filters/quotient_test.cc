@@ -10,8 +10,9 @@
 #include <vector>
 
 #include "harness/kernels.h"
-#include "harness/stats.h"
+#include "core/stats.h"
 #include "workloads/uniform.h"
+#include "harness/stat_json.h"
 
 namespace amq {
 namespace {
@@ -111,9 +112,8 @@ TEST(QuotientFilter, FillsCompletelyThenRefuses) {
   EXPECT_EQ(f.load_factor(), 1.0);
   ASSERT_EQ(f.Validate(), "");
   for (std::size_t i = n; i < n + 10; ++i) EXPECT_FALSE(f.insert(keys[i]));
-  Stats s;
-  f.add_stats(s);
-  EXPECT_EQ(s["insert_failures"], 10);
+  const Json s = StatsOf(f);
+  EXPECT_EQ(f.insert_failures(), 10u);
   for (std::size_t i = 0; i < n; ++i) ASSERT_TRUE(f.contains(keys[i]));
   EXPECT_EQ(Stored(f).size(), n);
   // a full table still merges its fingerprints back in order
@@ -243,8 +243,7 @@ TEST(QuotientFilter, MergeOfWrappingTablesKeepsOrder) {
 TEST(QuotientFilter, ClusterStatsAreConsistent) {
   QuotientFilter f(Params(50000, 0.01, 0.9, 12));
   for (auto k : UniformKeys(12, KeyStream::kMembers, 50000)) ASSERT_TRUE(f.insert(k));
-  Stats s;
-  f.add_stats(s);
+  const Json s = StatsOf(f);
   EXPECT_EQ(s["metadata_bits_per_slot"], 3);
   EXPECT_GE(s["cluster_length_max"].get<double>(), s["cluster_length_mean"].get<double>());
   EXPECT_GE(s["stretch_length_mean"].get<double>(), s["cluster_length_mean"].get<double>());

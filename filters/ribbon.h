@@ -37,8 +37,9 @@
 #include <vector>
 
 #include "filters/static_common.h"
-#include "harness/filter.h"
-#include "harness/hashing.h"
+#include "core/filter.h"
+#include "core/stat_catalog.h"
+#include "core/hashing.h"
 
 namespace amq {
 
@@ -166,13 +167,22 @@ class Ribbon {
     return {std::ldexp(1.0, -r_), bpk};
   }
 
+  // The statistics add_stats reports (core/filter.h).
+  static constexpr StatSpec kStats[] = {
+      stat::kBuildAttempts,
+      stat::kFingerprintBits,
+      stat::kSlots,
+      {"overhead", "number", "ratio", "Ribbon: slots / n - 1"},
+      {"ribbon_width", "integer", "bits", "Ribbon: coefficient row width w (64 or 128)"},
+      {"redundant_rows", "integer", "rows", "Ribbon: repeated keys that banding found redundant"}};
+
   void add_stats(Stats& s) const {
-    s["build_attempts"] = attempts_;
-    s["fingerprint_bits"] = r_;
-    s["slots"] = slots_;
-    s["overhead"] = overhead();
-    s["ribbon_width"] = kWidth;
-    s["redundant_rows"] = redundant_;
+    s.put("build_attempts", attempts_);
+    s.put("fingerprint_bits", r_);
+    s.put("slots", slots_);
+    s.put("overhead", overhead());
+    s.put("ribbon_width", kWidth);
+    s.put("redundant_rows", redundant_);
   }
 
  private:

@@ -7,8 +7,9 @@
 #include <cmath>
 
 #include "harness/kernels.h"
-#include "harness/stats.h"
+#include "core/stats.h"
 #include "workloads/uniform.h"
+#include "harness/stat_json.h"
 
 namespace amq {
 namespace {
@@ -44,8 +45,7 @@ TYPED_TEST(RibbonTest, RepeatedKeysAreRedundantRows) {
   keys.insert(keys.end(), distinct.begin(), distinct.begin() + 100);
   const auto f = TypeParam::build(keys, Params(keys.size(), 9));
   EXPECT_EQ(CountContained(f, distinct), distinct.size());
-  Stats s;
-  f.add_stats(s);
+  const Json s = StatsOf(f);
   EXPECT_EQ(s["redundant_rows"], 100);
   EXPECT_DOUBLE_EQ(f.theory().bits_per_key, static_cast<double>(f.slots()) * 7 / 1000);
 }
@@ -62,8 +62,7 @@ TYPED_TEST(RibbonTest, BitsPerKeyIsRTimesSlotsOverKeys) {
     EXPECT_EQ(f.size_in_bytes(), slots * r / 8);
     // Rounding m up to whole blocks adds less than one block.
     EXPECT_NEAR(f.overhead(), TypeParam::kOverhead, 128.0 / n);
-    Stats s;
-    f.add_stats(s);
+    const Json s = StatsOf(f);
     EXPECT_DOUBLE_EQ(s["overhead"].get<double>(), f.overhead());
   }
 }
@@ -75,8 +74,7 @@ TEST(Ribbon, WidthFromParams) {
   p.bits_per_key = 8;
   EXPECT_EQ(Ribbon128::ResultBitsFor(p), 7);  // floor(8 / 1.05)
   EXPECT_EQ(Ribbon64::ResultBitsFor(p), 7);   // floor(8 / 1.14)
-  Stats s;
-  Ribbon128::build(std::vector<std::uint64_t>{1, 2, 3}, p).add_stats(s);
+  const Json s = StatsOf(Ribbon128::build(std::vector<std::uint64_t>{1, 2, 3}, p));
   EXPECT_EQ(s["ribbon_width"], 128);
 }
 

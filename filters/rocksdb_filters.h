@@ -91,8 +91,9 @@
 #include <system_error>
 #include <vector>
 
-#include "harness/filter.h"
-#include "harness/hashing.h"
+#include "core/filter.h"
+#include "core/stat_catalog.h"
+#include "core/hashing.h"
 
 namespace amq {
 namespace rocksdb_detail {
@@ -254,6 +255,7 @@ class RocksDbFilter {
  public:
   static constexpr std::string_view kName =
       kPolicy == Policy::kBloom ? "rocksdb_bloom" : "rocksdb_ribbon";
+  static constexpr std::string_view kLibrary = "rocksdb";
   static constexpr std::string_view kFamily = kPolicy == Policy::kBloom ? "bloom" : "ribbon";
   static constexpr std::string_view kParameters =
       kPolicy == Policy::kBloom
@@ -375,31 +377,48 @@ class RocksDbFilter {
   int ribbon_upper_columns() const { return upper_columns_; }
   std::size_t ribbon_lower_blocks() const { return lower_blocks_; }
 
+  // The statistics add_stats reports (core/filter.h).
+  static constexpr StatSpec kStats[] = {
+      {"rocksdb_version", "string", "", "RocksDB: library version"},
+      {"filter_policy", "string", "", "RocksDB: the policy call"},
+      {"filter_policy_name", "string", "", "RocksDB: the policy's own name"},
+      {"bits_per_key_equivalent", "number", "bits/key", "RocksDB: bits/key given to the policy"},
+      {"built_as", "string", "", "RocksDB: what it built (Ribbon falls back to Bloom for tiny sets)"},
+      {"filter_entries", "integer", "keys", "RocksDB: keys in the filter, n plus two range sentinels"},
+      stat::kHashProbes,
+      {"blocks_512bit", "integer", "blocks", "RocksDB FastLocalBloom: 64-byte blocks"},
+      {"ribbon_blocks", "integer", "blocks", "RocksDB Ribbon: 128-slot blocks"},
+      {"ribbon_columns", "integer", "bits", "RocksDB Ribbon: result bits of the wider blocks"},
+      {"ribbon_blocks_with_one_column_less", "integer", "blocks",
+       "RocksDB Ribbon: blocks with one result bit fewer"},
+      {"ribbon_seed", "integer", "", "RocksDB Ribbon: the seed RocksDB's builder settled on"},
+      stat::kFprModel,
+      {"speed_note", "string", "", "why a filter's timings do not mean what they say"}};
+
   void add_stats(Stats& s) const {
-    s["rocksdb_version"] = std::to_string(ROCKSDB_MAJOR) + "." + std::to_string(ROCKSDB_MINOR) +
-                           "." + std::to_string(ROCKSDB_PATCH);
-    s["filter_policy"] = std::string(kPolicy == Policy::kBloom ? "NewBloomFilterPolicy("
+    s.put("rocksdb_version", std::to_string(ROCKSDB_MAJOR) + "." + std::to_string(ROCKSDB_MINOR) +
+                           "." + std::to_string(ROCKSDB_PATCH));
+    s.put("filter_policy", std::string(kPolicy == Policy::kBloom ? "NewBloomFilterPolicy("
                                                                : "NewRibbonFilterPolicy(") +
                          std::to_string(bits_per_key_) +
-                         (kPolicy == Policy::kBloom ? ")" : ", -1)");
-    s["filter_policy_name"] = policy_name_;
-    s["bits_per_key_equivalent"] = bits_per_key_;
-    s["built_as"] = built_as_;
-    s["filter_entries"] = entries_;  // n + the 2 sentinel keys
+                         (kPolicy == Policy::kBloom ? ")" : ", -1)"));
+    s.put("filter_policy_name", policy_name_);
+    s.put("bits_per_key_equivalent", bits_per_key_);
+    s.put("built_as", built_as_);
+    s.put("filter_entries", entries_);  // n + the 2 sentinel keys
     if (built_as_ == "fast_local_bloom") {
-      s["hash_probes"] = probes_;
-      s["blocks_512bit"] = (size_in_bytes() - 5) / 64;
+      s.put("hash_probes", probes_);
+      s.put("blocks_512bit", (size_in_bytes() - 5) / 64);
     } else if (built_as_ == "standard128_ribbon") {
-      s["ribbon_blocks"] = ribbon_blocks_;
-      s["ribbon_columns"] = upper_columns_;
-      s["ribbon_blocks_with_one_column_less"] = lower_blocks_;
-      s["ribbon_seed"] = ribbon_seed_;
+      s.put("ribbon_blocks", ribbon_blocks_);
+      s.put("ribbon_columns", upper_columns_);
+      s.put("ribbon_blocks_with_one_column_less", lower_blocks_);
+      s.put("ribbon_seed", ribbon_seed_);
     }
-    s["fpr_model"] =
-        built_as_ == "standard128_ribbon"
+    s.put("fpr_model", built_as_ == "standard128_ribbon"
             ? "2^-columns mixed over start blocks"
-            : "Binomial(N = n + 2) mixture over 512-bit blocks of E[(set bits / 512)^k]";
-    s["speed_note"] = "each query is a DB::Get: only space and FPR are meaningful";
+            : "Binomial(N = n + 2) mixture over 512-bit blocks of E[(set bits / 512)^k]");
+    s.put("speed_note", "each query is a DB::Get: only space and FPR are meaningful");
   }
 
  private:

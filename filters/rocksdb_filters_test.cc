@@ -12,8 +12,9 @@
 #include <filesystem>
 
 #include "harness/kernels.h"
-#include "harness/stats.h"
+#include "core/stats.h"
 #include "workloads/uniform.h"
+#include "harness/stat_json.h"
 
 namespace amq {
 namespace {
@@ -73,8 +74,7 @@ TYPED_TEST(RocksDbFilters, RemovesItsDirectory) {
 TYPED_TEST(RocksDbFilters, RecordsWhatItUsed) {
   const auto keys = UniformKeys(2, KeyStream::kMembers, 1000);
   const auto f = TypeParam::build(keys, FilterParams{.capacity = 1000, .target_fpr = 0.01});
-  Stats s;
-  f.add_stats(s);
+  const Json s = StatsOf(f);
   EXPECT_EQ(s["rocksdb_version"], "7.8.3");
   EXPECT_DOUBLE_EQ(s["bits_per_key_equivalent"].template get<double>(), 1.44 * std::log2(100.0));
   EXPECT_EQ(s["filter_entries"], 1002);  // the two sentinels are entries too

@@ -32,8 +32,9 @@
 #include <utility>
 
 #include "filters/rsqf_core.h"
-#include "harness/filter.h"
-#include "harness/hashing.h"
+#include "core/filter.h"
+#include "core/stat_catalog.h"
+#include "core/hashing.h"
 
 namespace amq {
 
@@ -126,6 +127,7 @@ class BasicRsqf {
   std::size_t size_in_bytes() const { return core_.size_in_bytes(); }
   std::span<const std::uint8_t> bytes() const { return core_.bytes(); }
   // Fill of the canonical slots (what max_load sizes and what the FPR depends on).
+  std::uint64_t insert_failures() const { return insert_failures_; }  // inserts refused
   double load_factor() const { return static_cast<double>(stored()) / core_.canonical_slots(); }
   std::uint64_t stored() const { return core_.used(); }
   int quotient_bits() const { return core_.q(); }
@@ -188,35 +190,57 @@ class BasicRsqf {
     return out;
   }
 
+  // The statistics add_stats reports (core/filter.h).
+  static constexpr StatSpec kStats[] = {
+      stat::kQuotientBits,
+      stat::kRemainderBits,
+      stat::kSlots,
+      stat::kOverflowSlots,
+      stat::kMetadataBitsPerSlot,
+      {"select", "string", "", "RSQF: select implementation, pdep (BMI2) or portable"},
+      stat::kRuns,
+      stat::kRunLengthMean,
+      stat::kRunLengthMax,
+      stat::kClusters,
+      stat::kClusterLengthMean,
+      stat::kClusterLengthMax,
+      stat::kStretchLengthMean,
+      stat::kStretchLengthMax,
+      stat::kDisplacementMean,
+      stat::kDisplacementMeanKnuth,
+      stat::kProbesToEmptyMean,
+      stat::kProbesToEmptyMeanKnuth,
+      stat::kOffsetMax,
+      {"saturated_offsets", "integer", "blocks", "RSQF: blocks whose offset did not fit its field"},
+      stat::kBitsPerKeySeed002,
+      stat::kBitsPerKeySeed000};
+
   void add_stats(Stats& s) const {
     const RunShape sh = core_.Shape();
     const double n = static_cast<double>(stored());
     const double alpha = load_factor();
-    s["quotient_bits"] = core_.q();
-    s["remainder_bits"] = core_.r();
-    s["slots"] = core_.canonical_slots();
-    s["overflow_slots"] = core_.total_slots() - core_.canonical_slots();
-    s["metadata_bits_per_slot"] = Core::kMetadataBitsPerSlot;
-    s["load_factor"] = alpha;
-    s["insert_failures"] = insert_failures_;
-    s["select"] = rsqf_detail::kSelectIsBmi2 ? "pdep" : "portable";
-    s["runs"] = sh.runs;
-    s["run_length_mean"] = sh.runs ? n / sh.runs : 0.0;
-    s["run_length_max"] = sh.run_max;
-    s["clusters"] = sh.clusters;
-    s["cluster_length_mean"] = sh.clusters ? n / sh.clusters : 0.0;
-    s["cluster_length_max"] = sh.cluster_max;
-    s["stretch_length_mean"] = sh.stretches ? n / sh.stretches : 0.0;
-    s["stretch_length_max"] = sh.stretch_max;
-    s["displacement_mean"] = n > 0 ? sh.displacement / n : 0.0;
-    s["displacement_mean_knuth"] = alpha < 1 ? Stats(alpha / (2 * (1 - alpha))) : Stats(nullptr);
-    s["probes_to_empty_mean"] = sh.probes_to_empty / core_.total_slots();
-    s["probes_to_empty_mean_knuth"] =
-        alpha < 1 ? Stats(0.5 * (1 + 1 / ((1 - alpha) * (1 - alpha)))) : Stats(nullptr);
-    s["offset_max"] = sh.offset_max;
-    s["saturated_offsets"] = sh.saturated_blocks;
-    s["bits_per_key_seed002_formula"] = n > 0 ? (core_.r() + 2.125) / alpha : 0.0;
-    s["bits_per_key_seed000_formula"] = n > 0 ? (core_.q() + core_.r() + 3) / alpha : 0.0;
+    s.put("quotient_bits", core_.q());
+    s.put("remainder_bits", core_.r());
+    s.put("slots", core_.canonical_slots());
+    s.put("overflow_slots", core_.total_slots() - core_.canonical_slots());
+    s.put("metadata_bits_per_slot", Core::kMetadataBitsPerSlot);
+    s.put("select", rsqf_detail::kSelectIsBmi2 ? "pdep" : "portable");
+    s.put("runs", sh.runs);
+    s.put("run_length_mean", sh.runs ? n / sh.runs : 0.0);
+    s.put("run_length_max", sh.run_max);
+    s.put("clusters", sh.clusters);
+    s.put("cluster_length_mean", sh.clusters ? n / sh.clusters : 0.0);
+    s.put("cluster_length_max", sh.cluster_max);
+    s.put("stretch_length_mean", sh.stretches ? n / sh.stretches : 0.0);
+    s.put("stretch_length_max", sh.stretch_max);
+    s.put("displacement_mean", n > 0 ? sh.displacement / n : 0.0);
+    s.put("displacement_mean_knuth", alpha < 1 ? std::optional<double>(alpha / (2 * (1 - alpha))) : std::nullopt);
+    s.put("probes_to_empty_mean", sh.probes_to_empty / core_.total_slots());
+    s.put("probes_to_empty_mean_knuth", alpha < 1 ? std::optional<double>(0.5 * (1 + 1 / ((1 - alpha) * (1 - alpha)))) : std::nullopt);
+    s.put("offset_max", sh.offset_max);
+    s.put("saturated_offsets", sh.saturated_blocks);
+    s.put("bits_per_key_seed002_formula", n > 0 ? (core_.r() + 2.125) / alpha : 0.0);
+    s.put("bits_per_key_seed000_formula", n > 0 ? (core_.q() + core_.r() + 3) / alpha : 0.0);
   }
 
   // Core invariants plus: every run sorted.

@@ -10,8 +10,9 @@
 #include <vector>
 
 #include "harness/kernels.h"
-#include "harness/stats.h"
+#include "core/stats.h"
 #include "workloads/uniform.h"
+#include "harness/stat_json.h"
 
 namespace amq {
 namespace {
@@ -155,8 +156,7 @@ TEST(Rsqf, RealEightBitOffsetsSaturateNearFull) {
   Rsqf f(16, 8, SpreadSeed(3), 0.95);
   const auto keys = UniformKeys(3, KeyStream::kMembers, 65470);
   for (auto k : keys) ASSERT_TRUE(f.insert(k));
-  Stats s;
-  f.add_stats(s);
+  const Json s = StatsOf(f);
   EXPECT_GT(s["offset_max"].get<std::uint64_t>(), 255u);
   EXPECT_GT(s["saturated_offsets"].get<std::uint64_t>(), 0u);
   ASSERT_EQ(f.Validate(), "");
@@ -182,9 +182,8 @@ TEST(Rsqf, FullTableRefusesWithoutChange) {
   EXPECT_GT(refused, 0u);
   EXPECT_EQ(f.stored(), accepted);
   ASSERT_EQ(f.Validate(), "");
-  Stats s;
-  f.add_stats(s);
-  EXPECT_EQ(s["insert_failures"].get<std::size_t>(), refused);
+  const Json s = StatsOf(f);
+  EXPECT_EQ(f.insert_failures(), refused);
   std::size_t found = 0;
   for (auto k : keys) found += f.contains(k);
   EXPECT_GE(found, accepted);
@@ -280,10 +279,9 @@ TEST(Rsqf, MergeGrowsWhenTheSumDoesNotFit) {
 TEST(Rsqf, StatsDescribeTheRuns) {
   Rsqf f(Params(100000, 0.01, 0.95, 12));
   for (auto k : UniformKeys(12, KeyStream::kMembers, 100000)) ASSERT_TRUE(f.insert(k));
-  Stats s;
-  f.add_stats(s);
+  const Json s = StatsOf(f);
   EXPECT_EQ(s["metadata_bits_per_slot"], 2.125);
-  EXPECT_EQ(s["insert_failures"], 0);
+  EXPECT_EQ(f.insert_failures(), 0u);
   EXPECT_GE(s["stretch_length_mean"].get<double>(), s["cluster_length_mean"].get<double>());
   EXPECT_GE(s["cluster_length_mean"].get<double>(), s["run_length_mean"].get<double>());
   const double knuth = s["displacement_mean_knuth"].get<double>();

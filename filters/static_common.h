@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "filters/bit_packed.h"
-#include "harness/hashing.h"
+#include "core/hashing.h"
 
 namespace amq::static_detail {
 

@@ -27,8 +27,9 @@
 #include <vector>
 
 #include "filters/static_common.h"
-#include "harness/filter.h"
-#include "harness/hashing.h"
+#include "core/filter.h"
+#include "core/stat_catalog.h"
+#include "core/hashing.h"
 
 namespace amq {
 
@@ -44,6 +45,8 @@ class Xor {
 
  public:
   static constexpr std::string_view kName = xor_detail::NameFor(kFixedBits);
+  // The width is part of the type (cuckoo12, xor8): --fpr does not change the filter.
+  static constexpr bool kFixedWidth = kFixedBits != 0;
   static constexpr std::string_view kFamily = "xor";
   static constexpr std::string_view kParameters =
       kFixedBits ? "fixed k; slots = 3*ceil((floor(1.23 n) + 32)/3)"
@@ -126,11 +129,15 @@ class Xor {
     return {std::ldexp(1.0, -bits_), bpk};
   }
 
+  // The statistics add_stats reports (core/filter.h).
+  static constexpr StatSpec kStats[] = {
+      stat::kBuildAttempts, stat::kFingerprintBits, stat::kSlots, stat::kDuplicatesRemoved};
+
   void add_stats(Stats& s) const {
-    s["build_attempts"] = attempts_;
-    s["fingerprint_bits"] = bits_;
-    s["slots"] = slots_;
-    s["duplicates_removed"] = duplicates_;
+    s.put("build_attempts", attempts_);
+    s.put("fingerprint_bits", bits_);
+    s.put("slots", slots_);
+    s.put("duplicates_removed", duplicates_);
   }
 
  private:

@@ -8,8 +8,9 @@
 #include <cmath>
 
 #include "harness/kernels.h"
-#include "harness/stats.h"
+#include "core/stats.h"
 #include "workloads/uniform.h"
+#include "harness/stat_json.h"
 
 namespace amq {
 namespace {
@@ -45,8 +46,7 @@ TYPED_TEST(XorTest, RepeatedKeysAreRemovedNotRetriedForever) {
   EXPECT_EQ(CountContained(f, distinct), distinct.size());
   // The first peel must fail (a repeated equation never peels), the second succeeds.
   EXPECT_EQ(f.build_attempts(), 2);
-  Stats s;
-  f.add_stats(s);
+  const Json s = StatsOf(f);
   EXPECT_EQ(s["duplicates_removed"], 2000);
   EXPECT_EQ(s["build_attempts"], 2);
   // Space is charged to the 1000 keys the filter holds, sized for them.
@@ -130,8 +130,7 @@ TEST(Xor, FailureIsBoundedAndReported) {
 TEST(Xor, StatsNameTheBuild) {
   const auto keys = UniformKeys(8, KeyStream::kMembers, 5000);
   const auto f = Xor8::build(keys, Params(5000, 1));
-  Stats s;
-  f.add_stats(s);
+  const Json s = StatsOf(f);
   EXPECT_EQ(s["build_attempts"], f.build_attempts());
   EXPECT_EQ(s["fingerprint_bits"], 8);
   EXPECT_EQ(s["slots"], Xor8::SlotsFor(5000));

@@ -8,55 +8,14 @@
 #include <unordered_set>
 
 #include "filters/acf.h"
-#include "harness/errors.h"
-#include "harness/hashing.h"
-#include "harness/stats.h"
+#include "core/errors.h"
+#include "core/hashing.h"
+#include "core/stats.h"
+#include "core/zipf.h"
 #include "workloads/uniform.h"
 
 namespace amq {
 namespace {
-
-// Zipf(alpha) over ranks 1..n by rejection-inversion (W. Hormann and G. Derflinger, "Rejection-
-// inversion to generate variates from monotone discrete distributions", ACM TOMACS 6(3), 1996):
-// O(1) expected time per draw and no table, so |A| = 10^7 flows costs nothing to set up. H is
-// the integral of h(x) = x^-alpha, written with expm1/log1p so alpha = 1 needs no special case.
-class ZipfSampler {
- public:
-  ZipfSampler(std::uint64_t n, double alpha) : n_(n), alpha_(alpha) {
-    h_integral_x1_ = H(1.5) - 1.0;
-    h_integral_n_ = H(n + 0.5);
-    s_ = 2.0 - HInverse(H(2.5) - h(2.0));
-  }
-  // A rank in [1, n].
-  std::uint64_t operator()(XorShift64Star& rng) const {
-    for (;;) {
-      const double u01 = (rng.Next() >> 11) * 0x1.0p-53;
-      const double u = h_integral_n_ + u01 * (h_integral_x1_ - h_integral_n_);
-      const double x = HInverse(u);
-      double k = std::floor(x + 0.5);
-      k = std::clamp(k, 1.0, double(n_));
-      if (k - x <= s_ || u >= H(k + 0.5) - h(k)) return static_cast<std::uint64_t>(k);
-    }
-  }
-
- private:
-  static double Helper1(double x) { return std::abs(x) > 1e-8 ? std::log1p(x) / x : 1 - x / 2; }
-  static double Helper2(double x) { return std::abs(x) > 1e-8 ? std::expm1(x) / x : 1 + x / 2; }
-  double h(double x) const { return std::exp(-alpha_ * std::log(x)); }
-  double H(double x) const {
-    const double log_x = std::log(x);
-    return Helper2((1.0 - alpha_) * log_x) * log_x;
-  }
-  double HInverse(double x) const {
-    double t = x * (1.0 - alpha_);
-    if (t < -1.0) t = -1.0;  // rounding at the far tail
-    return std::exp(Helper1(t) * x);
-  }
-
-  std::uint64_t n_;
-  double alpha_;
-  double h_integral_x1_ = 0, h_integral_n_ = 0, s_ = 0;
-};
 
 // Seeds for the parts of one trial, all derived from its seed so a trial is reproducible.
 std::uint64_t SubSeed(std::uint64_t seed, std::uint64_t part) {
@@ -95,9 +54,9 @@ void DescribeFilter(const F& filter, Json& r) {
   r["tables"] = filter.tables();
   r["slots_per_bucket"] = F::kSlotsPerBucket;
   r["slots"] = filter.slots();
-  r["keys"] = filter.stored();
+  r["keys_inserted"] = filter.stored();
   r["load_factor"] = filter.load_factor();
-  r["filter_bytes"] = filter.size_in_bytes();
+  r["size_bytes"] = filter.size_in_bytes();
   r["remote_bytes"] = filter.remote_bytes();
   r["bits_per_key"] = filter.stored() ? 8.0 * filter.size_in_bytes() / filter.stored() : 0.0;
   r["fpr_theory_static"] = filter.static_fpr_theory();
@@ -186,7 +145,7 @@ Json Synthetic(const SyntheticSpec& spec) {
   r["flows"] = flows;
   r["queries_per_flow"] = spec.queries_per_flow;
   r["popularity"] = spec.popularity.Name();
-  r["queries"] = queries;
+  r["negative_queries"] = queries;
   r["false_positives"] = false_positives;
   r["fpr"] = double(false_positives) / queries;
   const Interval ci = WilsonInterval(false_positives, queries);
@@ -257,7 +216,7 @@ Json Trace(const TraceSpec& spec) {
   whole["as_ratio"] = members.empty() ? 0.0 : double(negative_flows.size()) / members.size();
   whole["queries_per_flow"] =
       negative_flows.empty() ? 0.0 : double(negatives) / negative_flows.size();
-  whole["queries"] = negatives;  // negative queries: the FPR's denominator
+  whole["negative_queries"] = negatives;  // negative queries: the FPR's denominator
   whole["member_queries"] = packets.size() - negatives;
   whole["false_positives"] = false_positives;
   whole["fpr"] = negatives ? double(false_positives) / negatives : 0.0;
@@ -278,7 +237,7 @@ Json Trace(const TraceSpec& spec) {
     r["seed"] = spec.seed;
     r["window"] = w;
     r["packets"] = w_packets[w];
-    r["queries"] = w_neg[w];
+    r["negative_queries"] = w_neg[w];
     r["false_positives"] = w_fp[w];
     r["fpr"] = w_neg[w] ? double(w_fp[w]) / w_neg[w] : 0.0;
     r["bits_per_slot"] = filter.bits_per_slot();
@@ -331,7 +290,7 @@ Json Adversarial(const AdversarialSpec& spec) {
   r["set_size"] = set.size();
   r["set_initially_false_positive"] = initially_false_positive;
   r["non_members_scanned"] = scanned;
-  r["queries"] = spec.repeats;
+  r["negative_queries"] = spec.repeats;
   r["false_positives"] = false_positives;
   r["fpr"] = spec.repeats ? double(false_positives) / spec.repeats : 0.0;
   // A static filter answers the same way forever: it pays for every query to a set member
@@ -359,24 +318,6 @@ std::vector<AdaptEntry> Entries(TypeList<Fs...>) {
 
 }  // namespace
 
-std::string Popularity::Name() const {
-  if (!zipf) return "uniform";
-  std::ostringstream out;
-  out << "zipf:" << alpha;
-  return out.str();
-}
-
-Popularity ParsePopularity(const std::string& text) {
-  if (text == "uniform") return {};
-  if (text.rfind("zipf:", 0) == 0) {
-    std::istringstream in(text.substr(5));
-    double alpha = 0;
-    if (in >> alpha && in.eof() && alpha > 0 && alpha <= 10) return {true, alpha};
-  }
-  throw InputError("--popularity must be 'uniform' or 'zipf:A' with 0 < A <= 10, got '" + text +
-                   "'");
-}
-
 const std::vector<AdaptEntry>& AdaptRegistry() {
   static const std::vector<AdaptEntry> entries = Entries(AcfFilters{});
   return entries;
@@ -397,7 +338,7 @@ Json SummarizeTrials(const std::vector<Json>& trials) {
   s["trials"] = trials.size();
   s["seed"] = first["seed"];
   for (const char* key : {"bits_per_slot", "fingerprint_bits", "selector_bits", "tables",
-                          "slots_per_bucket", "slots", "filter_bytes", "remote_bytes", "as_ratio",
+                          "slots_per_bucket", "slots", "size_bytes", "remote_bytes", "as_ratio",
                           "flows", "queries_per_flow", "popularity", "attack", "set_size"}) {
     if (first.contains(key)) s[key] = first[key];
   }
@@ -416,7 +357,7 @@ Json SummarizeTrials(const std::vector<Json>& trials) {
     s[key] = m;
   }
   for (const char* key :
-       {"queries", "false_positives", "false_positives_first_query", "false_positives_repeat",
+       {"negative_queries", "false_positives", "false_positives_first_query", "false_positives_repeat",
         "adaptations", "remote_lookups", "remote_reads_for_adaptation", "moves", "rebuilds",
         "failed_fixes", "insert_failures", "false_negatives", "false_positives_static",
         "set_initially_false_positive"}) {

@@ -21,6 +21,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/zipf.h"
 #include "harness/result_file.h"
 
 namespace amq {
@@ -34,15 +35,6 @@ struct AdaptGeometry {
   int max_kicks = 500;
   int max_moves = 500;
 };
-
-// Query popularity over the flows of A: uniform, or Zipf with exponent alpha (rank r drawn
-// with probability proportional to r^-alpha).
-struct Popularity {
-  bool zipf = false;
-  double alpha = 0;
-  std::string Name() const;
-};
-Popularity ParsePopularity(const std::string& text);  // "uniform" or "zipf:A"; InputError
 
 struct SyntheticSpec {
   AdaptGeometry geometry;

@@ -115,7 +115,7 @@ Json RunContext(const std::string& command_line, std::uint64_t seed) {
   return context;
 }
 
-std::string CommandLine(const std::string& command, const Args& args) {
+std::string CommandLine(const std::string& command, const std::vector<std::string>& args) {
   std::ostringstream line;
   line << "amqbench " << command;
   for (const std::string& arg : args) line << ' ' << arg;

@@ -21,13 +21,14 @@
 #include <string>
 #include <vector>
 
-#include "harness/filter.h"
-#include "harness/hashing.h"
+#include "core/filter.h"
+#include "harness/stat_json.h"
+#include "core/hashing.h"
 #include "harness/kernels.h"
 #include "harness/result_file.h"
-#include "harness/stats.h"
+#include "core/stats.h"
 #include "workloads/queries.h"
-#include "workloads/workload.h"
+#include "core/workload.h"
 
 namespace amq {
 
@@ -215,9 +216,7 @@ Json RunCell(const CellSpec& spec) {
   if constexpr (HasStats<F>) {
     Stats stats;
     filter->add_stats(stats);
-    for (auto& [name, value] : stats.items()) {
-      if (!record.contains(name)) record[name] = value;
-    }
+    PutStats(record, stats);
   }
   return record;
 }

@@ -12,7 +12,7 @@
 #include <span>
 #include <vector>
 
-#include "harness/filter.h"
+#include "core/filter.h"
 #include "workloads/queries.h"
 
 namespace amq {

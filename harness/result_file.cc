@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "harness/errors.h"
+#include "core/errors.h"
 #include "harness/result_file.h"
 
 namespace amq {

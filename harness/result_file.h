@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "harness/commands.h"
+#include <vector>
 
 namespace amq {
 
@@ -19,7 +19,7 @@ inline constexpr int kSchemaVersion = 1;
 Json RunContext(const std::string& command_line, std::uint64_t seed);
 
 // "amqbench <command> <args...>": the command line recorded in the context.
-std::string CommandLine(const std::string& command, const Args& args);
+std::string CommandLine(const std::string& command, const std::vector<std::string>& args);
 
 // Throws InputError unless `path`'s directory exists and a file can be created there.
 void CheckWritable(const std::string& path);

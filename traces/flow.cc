@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "harness/errors.h"
+#include "core/errors.h"
 
 namespace amq {
 namespace {

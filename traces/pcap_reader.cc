@@ -5,8 +5,8 @@
 #include <cstdio>
 #include <memory>
 
-#include "harness/errors.h"
-#include "traces/file_util.h"
+#include "core/errors.h"
+#include "core/file_util.h"
 
 namespace amq {
 namespace {

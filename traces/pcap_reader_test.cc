@@ -8,8 +8,8 @@
 
 #include <optional>
 
-#include "harness/errors.h"
-#include "harness/hashing.h"
+#include "core/errors.h"
+#include "core/hashing.h"
 #include "traces/test_frames.h"
 #include "traces/trace_io.h"
 

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "traces/file_util.h"
+#include "core/file_util.h"
 #include "traces/flow.h"
 
 namespace amq {

@@ -14,7 +14,7 @@
 #include <map>
 #include <unordered_set>
 
-#include "harness/errors.h"
+#include "core/errors.h"
 #include "traces/trace_io.h"
 #include "traces/trace_stats.h"
 

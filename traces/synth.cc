@@ -5,9 +5,9 @@
 #include <set>
 #include <unordered_set>
 
-#include "harness/errors.h"
-#include "harness/hashing.h"
-#include "workloads/zipf.h"
+#include "core/errors.h"
+#include "core/hashing.h"
+#include "core/zipf.h"
 
 namespace amq {
 namespace {

@@ -8,13 +8,13 @@
 #include <algorithm>
 #include <map>
 
-#include "harness/errors.h"
-#include "harness/stats.h"
+#include "core/errors.h"
+#include "core/stats.h"
 #include "traces/pcap_writer.h"
 #include "traces/test_frames.h"
 #include "traces/trace_io.h"
 #include "traces/trace_stats.h"
-#include "workloads/zipf.h"
+#include "core/zipf.h"
 
 namespace amq {
 namespace {

@@ -7,8 +7,8 @@
 #include <memory>
 #include <sstream>
 
-#include "harness/errors.h"
-#include "traces/file_util.h"
+#include "core/errors.h"
+#include "core/file_util.h"
 
 namespace amq {
 namespace {

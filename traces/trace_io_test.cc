@@ -6,7 +6,7 @@
 
 #include <cstring>
 
-#include "harness/errors.h"
+#include "core/errors.h"
 #include "traces/synth.h"
 #include "traces/test_frames.h"
 

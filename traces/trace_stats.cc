@@ -7,9 +7,9 @@
 #include <sstream>
 #include <unordered_map>
 
-#include "harness/errors.h"
-#include "harness/hashing.h"
-#include "traces/file_util.h"
+#include "core/errors.h"
+#include "core/hashing.h"
+#include "core/file_util.h"
 #include "traces/trace_io.h"
 
 namespace amq {

@@ -22,7 +22,7 @@
 
 #include "traces/flow.h"
 #include "traces/pcap_reader.h"
-#include "workloads/workload.h"
+#include "core/workload.h"
 
 namespace amq {
 

@@ -8,7 +8,7 @@
 #include <set>
 #include <unordered_set>
 
-#include "harness/errors.h"
+#include "core/errors.h"
 #include "traces/synth.h"
 #include "traces/test_frames.h"
 #include "traces/trace_io.h"

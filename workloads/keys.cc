@@ -11,9 +11,9 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "harness/errors.h"
-#include "harness/hashing.h"
-#include "traces/file_util.h"
+#include "core/errors.h"
+#include "core/hashing.h"
+#include "core/file_util.h"
 #include "workloads/uniform.h"
 
 namespace amq {

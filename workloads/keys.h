@@ -27,7 +27,7 @@
 #include <string>
 #include <vector>
 
-#include "workloads/workload.h"
+#include "core/workload.h"
 
 namespace amq {
 

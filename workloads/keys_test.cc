@@ -11,7 +11,7 @@
 #include <unordered_set>
 
 #include "filters/all.h"
-#include "harness/errors.h"
+#include "core/errors.h"
 #include "harness/kernels.h"
 
 namespace amq {

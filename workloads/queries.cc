@@ -6,9 +6,9 @@
 #include <numeric>
 #include <optional>
 
-#include "harness/errors.h"
-#include "harness/hashing.h"
-#include "workloads/zipf.h"
+#include "core/errors.h"
+#include "core/hashing.h"
+#include "core/zipf.h"
 
 namespace amq {
 namespace {
@@ -17,7 +17,7 @@ namespace {
 // through a seeded permutation.
 class PoolPicker {
  public:
-  PoolPicker(const std::vector<std::uint64_t>& pool, std::size_t limit, const QueryDist& dist,
+  PoolPicker(const std::vector<std::uint64_t>& pool, std::size_t limit, const Popularity& dist,
              std::uint64_t seed)
       : pool_(pool), size_(std::min(limit, pool.size())), rng_(seed) {
     if (dist.zipf && size_ > 0) {
@@ -52,25 +52,6 @@ bool ParseDouble(const std::string& text, double& out) {
 }
 
 }  // namespace
-
-QueryDist QueryDist::Parse(const std::string& text) {
-  QueryDist d;
-  if (text == "uniform") return d;
-  if (text.rfind("zipf:", 0) == 0 && ParseDouble(text.substr(5), d.alpha) && d.alpha > 0 &&
-      d.alpha <= 100) {
-    d.zipf = true;
-    return d;
-  }
-  throw InputError("bad query distribution '" + text +
-                   "' (expected uniform or zipf:ALPHA with 0 < ALPHA <= 100, e.g. zipf:0.99)");
-}
-
-std::string QueryDist::Name() const {
-  if (!zipf) return "uniform";
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "zipf:%g", alpha);
-  return buffer;
-}
 
 double ParsePositiveFraction(const std::string& text) {
   double p = 0;

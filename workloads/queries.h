@@ -24,22 +24,16 @@
 #include <string>
 #include <vector>
 
-#include "workloads/workload.h"
+#include "core/workload.h"
+#include "core/zipf.h"
 
 namespace amq {
 
-struct QueryDist {
-  bool zipf = false;
-  double alpha = 0;  // zipf only; > 0
-
-  static QueryDist Parse(const std::string& text);  // "uniform" or "zipf:ALPHA"; InputError
-  std::string Name() const;
-};
 
 struct QueryMix {
   std::size_t count = 0;
   double positive_fraction = 0.5;  // in [0, 1]
-  QueryDist dist;
+  Popularity dist;
   std::uint64_t seed = 0;
   std::size_t repeated_negatives = 0;  // > 0: draw negatives from only this many distinct keys
 };

@@ -10,9 +10,9 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "harness/errors.h"
+#include "core/errors.h"
 #include "workloads/keys.h"
-#include "workloads/zipf.h"
+#include "core/zipf.h"
 
 namespace amq {
 namespace {
@@ -104,7 +104,7 @@ TEST(Queries, MixHasExactPositivesAndFlags) {
       QueryMix mix;
       mix.count = 10001;
       mix.positive_fraction = p;
-      mix.dist = QueryDist::Parse(dist);
+      mix.dist = Popularity::Parse(dist);
       mix.seed = 4;
       AddQueries(w, mix);
       ASSERT_EQ(w.queries.size(), 10001u);
@@ -143,7 +143,7 @@ TEST(Queries, ZipfPopularityOverThePool) {
   QueryMix mix;
   mix.count = 100000;
   mix.positive_fraction = 1.0;
-  mix.dist = QueryDist::Parse("zipf:1.2");
+  mix.dist = Popularity::Parse("zipf:1.2");
   AddQueries(w, mix);
   std::unordered_map<std::uint64_t, std::size_t> counts;
   for (std::uint64_t q : w.queries) ++counts[q];
@@ -169,14 +169,14 @@ TEST(Queries, RepeatedNegatives) {
 }
 
 TEST(Queries, BadInput) {
-  EXPECT_THROW(QueryDist::Parse("zipf"), InputError);
-  EXPECT_THROW(QueryDist::Parse("zipf:"), InputError);
-  EXPECT_THROW(QueryDist::Parse("zipf:-1"), InputError);
-  EXPECT_THROW(QueryDist::Parse("zipf:0"), InputError);
-  EXPECT_THROW(QueryDist::Parse("zipf:1x"), InputError);
-  EXPECT_THROW(QueryDist::Parse("zipf:nan"), InputError);
-  EXPECT_THROW(QueryDist::Parse("normal"), InputError);
-  EXPECT_EQ(QueryDist::Parse("zipf:0.99").Name(), "zipf:0.99");
+  EXPECT_THROW(Popularity::Parse("zipf"), InputError);
+  EXPECT_THROW(Popularity::Parse("zipf:"), InputError);
+  EXPECT_THROW(Popularity::Parse("zipf:-1"), InputError);
+  EXPECT_THROW(Popularity::Parse("zipf:0"), InputError);
+  EXPECT_THROW(Popularity::Parse("zipf:1x"), InputError);
+  EXPECT_THROW(Popularity::Parse("zipf:nan"), InputError);
+  EXPECT_THROW(Popularity::Parse("normal"), InputError);
+  EXPECT_EQ(Popularity::Parse("zipf:0.99").Name(), "zipf:0.99");
   EXPECT_THROW(ParsePositiveFraction("1.5"), InputError);
   EXPECT_THROW(ParsePositiveFraction("half"), InputError);
   EXPECT_DOUBLE_EQ(ParsePositiveFraction("0.95"), 0.95);

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "harness/hashing.h"
+#include "core/hashing.h"
 
 namespace amq {
 

@@ -1,4 +1,4 @@
-// harness/commands.h - the driver's subcommands. main() picks one by its first argument and
+// commands/commands.h - the driver's subcommands. main() picks one by its first argument and
 // passes it the remaining arguments; each lives in its own file.
 #pragma once
 

@@ -1,4 +1,4 @@
-#include "traces/file_util.h"
+#include "core/file_util.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -10,7 +10,7 @@
 #include <memory>
 #include <vector>
 
-#include "harness/errors.h"
+#include "core/errors.h"
 
 namespace amq {
 

@@ -1,4 +1,4 @@
-// filters/static_bench.cc - build and query of the static filters at n = 10^6, the shape of
+// harness/static_bench.cc - build and query of the static filters at n = 10^6, the shape of
 // FastFilter's bulk-insert-and-query table (REFERENCE_NUMBERS.md §2). There, on this machine
 // class, median / best ns per key: BinaryFuse8 build 52 / 38, query 8.5 / 5; Xor8 build
 // 301 / 235, query 6.5 / 5; StandardRibbon64 (r = 7) build 60 / 38, query 14-29.

@@ -1,4 +1,4 @@
-// filters/quotient_bench.cc - the quotient family under a load sweep, and its keyless merge and
+// harness/quotient_bench.cc - the quotient family under a load sweep, and its keyless merge and
 // resize. 2^20 canonical slots, r = 8 (splatlab's `bm -n 24` shape at a quarter of its size).
 //
 // quotient_family/<filter>/insert/<a>-<b>   ns per insert while the fill rises from a% to b%

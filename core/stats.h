@@ -1,4 +1,4 @@
-// harness/stats.h - the statistics the harness reports: confidence intervals for measured
+// core/stats.h - the statistics the harness reports: confidence intervals for measured
 // rates, acceptance bands for tests, and median/min/max of repeated timings.
 #pragma once
 

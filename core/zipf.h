@@ -1,4 +1,4 @@
-// workloads/zipf.h - exact Zipf sampling over a finite set of ranks.
+// core/zipf.h - exact Zipf sampling over a finite set of ranks.
 //
 // Zipf(N, alpha): P(k) = k^-alpha / sum_{j<=N} j^-alpha for k = 1..N.
 // Sampled by rejection-inversion (Hoermann and Derflinger, "Rejection-inversion to generate
@@ -16,9 +16,10 @@
 
 #include <cmath>
 #include <cstdint>
+#include <string>
 #include <vector>
 
-#include "harness/hashing.h"
+#include "core/hashing.h"
 
 namespace amq {
 
@@ -46,6 +47,18 @@ class ZipfSampler {
   double one_minus_alpha_;
   double low_;   // H(1.5) - 1
   double high_;  // H(n + 0.5)
+};
+
+// How often each key of a pool is asked about: uniformly, or Zipf(alpha) over ranks given to
+// the pool's keys. The one popularity type of the harness: query streams (workloads/queries.h),
+// synthetic traces and the adaptive-filter experiments all take it.
+struct Popularity {
+  bool zipf = false;
+  double alpha = 0;  // zipf only; in (0, 100]
+
+  // "uniform" or "zipf:ALPHA"; throws InputError naming --option otherwise.
+  static Popularity Parse(const std::string& text, const std::string& option = "popularity");
+  std::string Name() const;  // the text it parses from, alpha printed with %g
 };
 
 // The exact probabilities P(1..n), for tests and for the parameters a run records.

@@ -1,4 +1,4 @@
-// workloads/workload.h - a workload is data: the keys a filter holds, the non-members it is
+// core/workload.h - a workload is data: the keys a filter holds, the non-members it is
 // asked about, and optionally a query stream (Zipf popularity, a replayed trace) whose
 // membership is known exactly. Generators (workloads/) and trace readers (traces/) both
 // produce one; the driver never generates keys inside a timed region.

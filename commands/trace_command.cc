@@ -1,4 +1,4 @@
-// traces/trace_command.cc - `amqbench trace`: look at, make and convert traces.
+// commands/trace_command.cc - `amqbench trace`: look at, make and convert traces.
 //
 //   amqbench trace stats FILE [--json] [--top K]
 //   amqbench trace synth --out FILE [--format pcap|bin|text] [--packets N] [--flows F]
@@ -13,8 +13,8 @@
 #include <iostream>
 #include <sstream>
 
-#include "harness/commands.h"
-#include "harness/errors.h"
+#include "commands/commands.h"
+#include "core/errors.h"
 #include "traces/pcap_writer.h"
 #include "traces/synth.h"
 #include "traces/trace_io.h"

@@ -1,4 +1,4 @@
-// harness/cli.cc - the list, legend and run commands.
+// commands/run_command.cc - the list, legend and run commands.
 #include <atomic>
 #include <boost/program_options.hpp>
 #include <chrono>
@@ -10,9 +10,9 @@
 #include <malloc.h>
 #include <sstream>
 
-#include "harness/commands.h"
-#include "harness/errors.h"
-#include "harness/option_lists.h"
+#include "commands/commands.h"
+#include "core/errors.h"
+#include "commands/option_lists.h"
 #include "harness/registry.h"
 #include "harness/result_file.h"
 #include "traces/flow.h"
@@ -319,8 +319,8 @@ int RunCommand(const Args& args) {
   std::vector<KeySource> key_sources;
   for (const std::string& kind : SplitCommas(keys_from_text)) key_sources.push_back(KeySource::Parse(kind));
   if (key_sources.empty()) throw InputError("--keys-from needs at least one key distribution");
-  std::vector<QueryDist> query_dists;
-  for (const std::string& dist : SplitCommas(query_dist_text)) query_dists.push_back(QueryDist::Parse(dist));
+  std::vector<Popularity> query_dists;
+  for (const std::string& dist : SplitCommas(query_dist_text)) query_dists.push_back(Popularity::Parse(dist, "query-dist"));
   if (query_dists.empty()) throw InputError("--query-dist needs at least one distribution");
   const bool replay = vm.count("trace") > 0;
   if (replay) {

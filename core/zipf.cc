@@ -1,4 +1,9 @@
-#include "workloads/zipf.h"
+#include "core/zipf.h"
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "core/errors.h"
 
 #include <algorithm>
 
@@ -52,6 +57,27 @@ std::vector<double> ZipfPmf(std::uint64_t n, double alpha) {
   }
   for (double& p : pmf) p /= total;
   return pmf;
+}
+
+Popularity Popularity::Parse(const std::string& text, const std::string& option) {
+  if (text == "uniform") return {};
+  if (text.rfind("zipf:", 0) == 0 && text.size() > 5) {
+    const char* begin = text.c_str() + 5;
+    char* end = nullptr;
+    const double alpha = std::strtod(begin, &end);
+    if (end && *end == '\0' && std::isfinite(alpha) && alpha > 0 && alpha <= 100) {
+      return {true, alpha};
+    }
+  }
+  throw InputError("--" + option + " must be uniform or zipf:ALPHA with 0 < ALPHA <= 100 (e.g. zipf:0.99), got '" +
+                   text + "'");
+}
+
+std::string Popularity::Name() const {
+  if (!zipf) return "uniform";
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "zipf:%g", alpha);
+  return buffer;
 }
 
 }  // namespace amq

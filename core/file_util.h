@@ -1,4 +1,4 @@
-// traces/file_util.h - the file chores every reader and writer here shares: refusing a path that
+// core/file_util.h - the file chores every reader and writer here shares: refusing a path that
 // is not a readable, non-empty regular file with one clear message; naming a file's content by
 // its hash; and writing output whole or not at all (a temporary file renamed over the target, so
 // a reader never sees half a trace and an interrupted writer leaves the old file in place).

@@ -1,7 +1,7 @@
-// harness/stats_test.cc - the intervals the report and the tests rely on.
+// core/stats_test.cc - the intervals the report and the tests rely on.
 #include <gtest/gtest.h>
 
-#include "harness/stats.h"
+#include "core/stats.h"
 
 namespace amq {
 namespace {

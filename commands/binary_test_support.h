@@ -1,9 +1,10 @@
-// harness/binary_test_support.h - a gtest fixture that runs the amqbench binary from the
+// commands/binary_test_support.h - a gtest fixture that runs the amqbench binary from the
 // outside, in a scratch directory of its own, and keeps its exit status, stdout and stderr.
 // Test binaries get the binary's path as AMQ_BINARY from CMake.
 #pragma once
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -12,6 +13,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace amq::testing {
 
@@ -22,6 +24,27 @@ inline std::string ReadFile(const fs::path& path) {
   std::stringstream text;
   text << in.rdbuf();
   return text.str();
+}
+
+// The data records of a result file: the "records" of a one-document file (schema 1), or every
+// line of a JSON Lines file (schema 2) but its header and end lines.
+inline std::vector<nlohmann::json> ReadRecords(const fs::path& path) {
+  const std::string text = ReadFile(path);
+  std::vector<nlohmann::json> records;
+  if (!text.empty() && text.front() == '{' && text.find("\n{\"record\"") == std::string::npos &&
+      text.rfind("{\"record\"", 0) != 0) {
+    const nlohmann::json doc = nlohmann::json::parse(text);
+    for (const auto& r : doc["records"]) records.push_back(r);
+    return records;
+  }
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.empty()) continue;
+    auto j = nlohmann::json::parse(line);
+    const std::string kind = j.value("record", "");
+    if (kind != "header" && kind != "end") records.push_back(std::move(j));
+  }
+  return records;
 }
 
 class BinaryTest : public ::testing::Test {

@@ -1,4 +1,4 @@
-// harness/adapt_command_test.cc - `amqbench adapt` from the outside: tiny synthetic and
+// commands/adapt_command_test.cc - `amqbench adapt` from the outside: tiny synthetic and
 // adversarial runs parsed back and checked field by field, and each kind of bad input exiting
 // 2 with one line on stderr and no output file.
 #include <gtest/gtest.h>
@@ -11,7 +11,7 @@
 #include <sstream>
 #include <string>
 
-#include "harness/binary_test_support.h"
+#include "commands/binary_test_support.h"
 
 namespace {
 
@@ -41,10 +41,10 @@ TEST_F(AdaptCommand, SyntheticRunWritesEveryField) {
   for (const auto& r : records) {
     for (const char* field :
          {"filter",          "experiment",        "seed",          "fpr",
-          "false_positives", "queries",           "adaptations",   "remote_lookups",
+          "false_positives", "negative_queries", "adaptations",   "remote_lookups",
           "as_ratio",        "queries_per_flow",  "bits_per_slot", "fingerprint_bits",
           "selector_bits",   "fpr_theory_static", "slots",         "load_factor",
-          "rebuilds",        "insert_failures",   "remote_bytes",  "filter_bytes",
+          "rebuilds",        "insert_failures",   "remote_bytes",  "size_bytes",
           "false_negatives", "consistent"}) {
       EXPECT_TRUE(r.contains(field)) << r["filter"] << " " << r["experiment"] << " lacks " << field;
     }

@@ -1,4 +1,4 @@
-// harness/hashing.h - the hash and range-reduction primitives every filter shares.
+// core/hashing.h - the hash and range-reduction primitives every filter shares.
 //
 // Keys are 64-bit. A filter derives all of its hashes from one seeded mix of the key, so the
 // same key set and seed always give the same filter bytes. The mixer is MurmurHash3's 64-bit

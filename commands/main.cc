@@ -1,11 +1,11 @@
-// harness/main.cc - amqbench: picks a subcommand, and turns bad input into one line on
+// commands/main.cc - amqbench: picks a subcommand, and turns bad input into one line on
 // stderr and exit status 2.
 #include <cstring>
 #include <exception>
 #include <iostream>
 
-#include "harness/commands.h"
-#include "harness/errors.h"
+#include "commands/commands.h"
+#include "core/errors.h"
 
 namespace {
 

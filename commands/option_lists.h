@@ -1,4 +1,4 @@
-// harness/option_lists.h - comma-list options ("--fpr 0.01,0.001"): every command parses them
+// commands/option_lists.h - comma-list options ("--fpr 0.01,0.001"): every command parses them
 // the same way, and a bad element is bad input naming the option.
 #pragma once
 
@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/errors.h"
+#include "core/errors.h"
 
 namespace amq {
 

@@ -1,11 +1,11 @@
-// traces/trace_command_test.cc - `amqbench trace` called in-process: synth, stats, convert, and
+// commands/trace_command_test.cc - `amqbench trace` called in-process: synth, stats, convert, and
 // bad input as InputError (including boost's own parse errors).
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 
-#include "harness/commands.h"
-#include "harness/errors.h"
+#include "commands/commands.h"
+#include "core/errors.h"
 #include "traces/test_frames.h"
 #include "traces/trace_io.h"
 

@@ -1,4 +1,4 @@
-// harness/filter.h - the filter contract: what every filter in filters/ provides.
+// core/filter.h - the filter contract: what every filter in filters/ provides.
 //
 // A filter is a plain class checked by concepts, not a base class: the driver instantiates
 // its timed loops once per filter type, so no virtual call or option check happens per key.
@@ -13,17 +13,26 @@
 //
 // Optional extras are detected with `requires`, never demanded of every filter:
 //   load_factor()           table families: occupied slots / slots
-//   add_stats(Stats&) const counters of the filter's own (cuckoo kicks, build attempts, ...)
+//   add_stats(Stats&) const counters of the filter's own (cuckoo kicks, build attempts, ...),
+//                           each one declared in the filter's kStats (name, type, unit, meaning)
+//                           or, when several families share it, in core/stat_catalog.h
+//
+// Statistics come back as plain name/value data: filters never see the output format, and the
+// result writer (harness/) serialises them and checks every name against the schema.
 #pragma once
 
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
-#include <nlohmann/json.hpp>
 #include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <optional>
+#include <type_traits>
+#include <utility>
+#include <variant>
+#include <vector>
 
 namespace amq {
 
@@ -47,8 +56,56 @@ struct Theory {
   double bits_per_key = 0.0;
 };
 
-// Filter-specific counters land in the result record under these names.
-using Stats = nlohmann::ordered_json;
+// One statistic a filter reports, declared once: its name in the result record, its type as
+// the result schema states it ("integer", "number", "string", "boolean", "object"; "|null"
+// when it may be null), its unit, and what it means.
+struct StatSpec {
+  std::string_view name;
+  std::string_view type;
+  std::string_view unit;
+  std::string_view meaning;
+};
+
+// A statistic's value: what a result record can hold, without the output format.
+struct StatValue {
+  using Counts = std::vector<std::pair<std::string, std::uint64_t>>;  // labelled counts
+  std::variant<std::monostate, bool, std::int64_t, std::uint64_t, double, std::string, Counts>
+      value;
+};
+
+// The statistics one filter reported, in the order it put them.
+class Stats {
+ public:
+  template <class T>
+  void put(std::string_view name, const T& value) {
+    items_.emplace_back(name, Convert(value));
+  }
+  const std::vector<std::pair<std::string_view, StatValue>>& items() const { return items_; }
+
+ private:
+  template <class T>
+  static StatValue Convert(const T& v) {
+    if constexpr (std::is_same_v<T, bool>) {
+      return {v};
+    } else if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) {
+      return {static_cast<std::int64_t>(v)};
+    } else if constexpr (std::is_integral_v<T>) {
+      return {static_cast<std::uint64_t>(v)};
+    } else if constexpr (std::is_floating_point_v<T>) {
+      return {static_cast<double>(v)};
+    } else if constexpr (std::is_same_v<T, StatValue::Counts>) {
+      return {v};
+    } else if constexpr (std::is_same_v<T, std::nullptr_t>) {
+      return {};
+    } else if constexpr (requires { v.has_value(); *v; }) {
+      return v.has_value() ? Convert(*v) : StatValue{};
+    } else {
+      return {std::string(v)};
+    }
+  }
+
+  std::vector<std::pair<std::string_view, StatValue>> items_;
+};
 
 // Thrown by a static filter whose construction cannot succeed (after its bounded retries).
 struct BuildFailed : std::runtime_error {
@@ -88,8 +145,33 @@ concept HasLoadFactor = requires(const F& f) {
   { f.load_factor() } -> std::convertible_to<double>;
 };
 
+// A filter that reports statistics declares them: F::kStats lists a StatSpec per name it puts.
 template <class F>
-concept HasStats = requires(const F& f, Stats& s) { f.add_stats(s); };
+concept HasStats = requires(const F& f, Stats& s) {
+  f.add_stats(s);
+  { std::span<const StatSpec>(F::kStats) };
+};
+
+// The optional traits a suite file selects filters by (harness/filter_select.h):
+//   kFixedWidth  true when the fingerprint width is part of the type (cuckoo12, xor8), so
+//                --fpr does not change the filter
+//   kLibrary     the production library a filter wraps ("leveldb", "rocksdb")
+template <class F>
+constexpr bool IsFixedWidth() {
+  if constexpr (requires { F::kFixedWidth; }) {
+    return F::kFixedWidth;
+  } else {
+    return false;
+  }
+}
+template <class F>
+constexpr std::string_view LibraryOf() {
+  if constexpr (requires { F::kLibrary; }) {
+    return F::kLibrary;
+  } else {
+    return {};
+  }
+}
 
 // A compile-time list of filter types; filters/all.h declares the one list of them all.
 template <class... Fs>

@@ -1,4 +1,4 @@
-// harness/adapt_command.cc - `amqbench adapt`: the adaptive cuckoo filter experiments
+// commands/adapt_command.cc - `amqbench adapt`: the adaptive cuckoo filter experiments
 // (harness/adapt_experiment.h) over a grid of geometries and workloads, written as one JSON
 // file shaped like `amqbench run`'s: {"schema_version", "context", "complete", "records"}.
 #include <atomic>
@@ -10,11 +10,11 @@
 #include <sstream>
 
 #include "harness/adapt_experiment.h"
-#include "harness/commands.h"
-#include "harness/errors.h"
-#include "harness/option_lists.h"
+#include "commands/commands.h"
+#include "core/errors.h"
+#include "commands/option_lists.h"
 #include "harness/result_file.h"
-#include "traces/file_util.h"
+#include "core/file_util.h"
 #include "traces/flow.h"
 #include "traces/trace_io.h"
 
@@ -121,8 +121,8 @@ int AdaptCommand(const Args& args) {
   if (vm.count("help")) {
     std::cout << options
               << "\nRecords carry filter, experiment, trial, seed, slots, bits_per_slot,\n"
-                 "fingerprint_bits, selector_bits, load_factor, fpr, false_positives, queries,\n"
-                 "adaptations, remote_lookups, rebuilds, insert_failures, filter_bytes,\n"
+                 "fingerprint_bits, selector_bits, load_factor, fpr, false_positives, negative_queries,\n"
+                 "adaptations, remote_lookups, rebuilds, insert_failures, size_bytes,\n"
                  "remote_bytes, fpr_theory_static (the same filter without adaptation) and the\n"
                  "experiment's own parameters (as_ratio, queries_per_flow, popularity, ...).\n";
     return 0;
@@ -184,7 +184,7 @@ int AdaptCommand(const Args& args) {
     if (!(q > 0 && q <= 1e6))
       throw InputError("--queries-per-flow must be in (0, 10^6], got " + std::to_string(q));
   }
-  const Popularity popularity = ParsePopularity(popularity_text);
+  const Popularity popularity = Popularity::Parse(popularity_text);
   if (windows < 1 || windows > 10000) throw InputError("--windows must be in 1 .. 10000");
   const KeyMode key_mode = ParseKeyMode(key_mode_text);
   const std::vector<long long> set_sizes = ParseList<long long>("fp-set", set_text);
@@ -345,7 +345,7 @@ int AdaptCommand(const Args& args) {
                          cells, total, Seconds(started), std::string(f->name).c_str(), bits,
                          summary["attack"].get<std::string>().c_str(), set_size,
                          summary["false_positives"].dump().c_str(),
-                         summary["queries"].dump().c_str(),
+                         summary["negative_queries"].dump().c_str(),
                          summary["false_positives_static"].dump().c_str());
           }
         }

@@ -1,4 +1,4 @@
-// harness/driver_test.cc - the amqbench binary from the outside: a --quick run parsed back,
+// commands/run_command_test.cc - the amqbench binary from the outside: a --quick run parsed back,
 // the legend covering every field, and each kind of bad input exiting 2 with one line and
 // no output file.
 #include <gtest/gtest.h>
@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "harness/binary_test_support.h"
+#include "commands/binary_test_support.h"
 
 namespace {
 
