@@ -1,58 +1,39 @@
 // commands/adapt_command.cc - `amqbench adapt`: the adaptive cuckoo filter experiments
-// (harness/adapt_experiment.h) over a grid of geometries and workloads, written as one JSON
-// file shaped like `amqbench run`'s: {"schema_version", "context", "complete", "records"}.
-#include <atomic>
+// (harness/adapt_experiment.h) over a grid of geometries and workloads, run by the one runner
+// into one result file, as `amqbench run` is.
 #include <boost/program_options.hpp>
-#include <chrono>
-#include <csignal>
-#include <cstdio>
 #include <iostream>
-#include <sstream>
 
-#include "harness/adapt_experiment.h"
 #include "commands/commands.h"
-#include "core/errors.h"
 #include "commands/option_lists.h"
-#include "harness/result_file.h"
+#include "commands/run_plan.h"
+#include "core/errors.h"
 #include "core/file_util.h"
+#include "harness/adapt_experiment.h"
+#include "harness/registry.h"
 #include "traces/flow.h"
-#include "traces/trace_io.h"
 
 namespace amq {
 namespace po = boost::program_options;
 
 namespace {
 
-constexpr const char* kAllFilters =
-    "acf_cyclic,acf_cyclic_ranges,acf_swapping,acf_cuckooing,acf_cuckooing_ff,cuckoo_4x1,"
-    "cuckoo_2x4";
-
-std::atomic<bool> g_interrupted{false};
-extern "C" void OnAdaptInterrupt(int) { g_interrupted = true; }
-
-double Seconds(std::chrono::steady_clock::time_point since) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
-}
-
-// Every packet's key in trace order, through the trace readers of traces/.
-std::vector<std::uint64_t> ReadPacketKeys(const std::string& path, KeyMode mode, Json& about) {
-  std::vector<std::uint64_t> keys;
-  const ReadSummary summary =
-      ReadTrace(path, [&](const TraceRecord& r) { keys.push_back(FlowHash(r.flow, mode)); });
-  if (keys.empty()) throw InputError("trace " + path + " has no IP packets");
-  about = {{"path", path},
-           {"name", BaseName(path)},
-           {"format", summary.format},
-           {"content_hash", FileContentHash(path)},
-           {"packets", keys.size()},
-           {"key_mode", KeyModeName(mode)}};
-  return keys;
+// `all`: every registered filter that can take part (harness/adapt_experiment.h's capability),
+// the adaptive ones first and their static controls after them, as results have always listed.
+std::string AllAdaptiveFilters() {
+  std::string adaptive, controls;
+  for (const FilterEntry& e : Registry()) {
+    if (!e.adaptive) continue;
+    std::string& list = FindAdaptFilter(e.name)->adaptive ? adaptive : controls;
+    list += (list.empty() ? "" : ",") + std::string(e.name);
+  }
+  return adaptive + (adaptive.empty() || controls.empty() ? "" : ",") + controls;
 }
 
 }  // namespace
 
 int AdaptCommand(const Args& args) {
-  std::string filters_text = kAllFilters, experiment = "synthetic", bits_text = "8,12";
+  std::string filters_text = "all", experiment = "synthetic", bits_text = "8,12";
   std::string ratio_text = "1,10", qpf_text = "10", popularity_text = "uniform";
   std::string out_path, trace_path, key_mode_text = "5tuple", set_text = "1,10,100";
   std::string attack_text = "known_fps,random_set";
@@ -78,7 +59,7 @@ int AdaptCommand(const Args& args) {
   // clang-format off
   options.add_options()
       ("help,h", "this text")
-      ("filter", po::value(&filters_text)->default_value(kAllFilters),
+      ("filter", po::value(&filters_text)->default_value("all"),
        "filters, comma separated, or 'all': acf_cyclic, acf_cyclic_ranges, acf_swapping, "
        "acf_cuckooing, acf_cuckooing_ff, and the controls cuckoo_4x1, cuckoo_2x4 (adaptation off)")
       ("experiment", po::value(&experiment)->default_value("synthetic"),
@@ -142,10 +123,10 @@ int AdaptCommand(const Args& args) {
   if (experiment == "trace" && trace_path.empty())
     throw InputError("--experiment trace needs --trace FILE");
   std::vector<const AdaptEntry*> filters;
-  for (const std::string& name : SplitCommas(filters_text == "all" ? kAllFilters : filters_text)) {
+  for (const std::string& name : SplitCommas(filters_text == "all" ? AllAdaptiveFilters() : filters_text)) {
     const AdaptEntry* entry = FindAdaptFilter(name);
     if (!entry) {
-      throw InputError("unknown adaptive filter '" + name + "' (known: " + kAllFilters + ")");
+      throw InputError("unknown adaptive filter '" + name + "' (known: " + AllAdaptiveFilters() + ")");
     }
     filters.push_back(entry);
   }
@@ -160,18 +141,6 @@ int AdaptCommand(const Args& args) {
   for (int bits : bit_widths) {
     if (bits < 4 || bits > 32) {
       throw InputError("--bits-per-slot must be in 4 .. 32, got " + std::to_string(bits));
-    }
-  }
-  for (const AdaptEntry* f : filters) {
-    for (int bits : bit_widths) {
-      AdaptGeometry g;
-      g.bits_per_slot = bits;
-      g.selector_bits = selector_bits;
-      g.tables = tables;
-      if (const std::string why = f->invalid(g); !why.empty()) {
-        throw InputError(std::string(f->name) + ": " + why +
-                         (f->cyclic ? " (--selector-bits, --bits-per-slot)" : ""));
-      }
     }
   }
   const std::vector<double> ratios = ParseList<double>("as-ratio", ratio_text);
@@ -205,162 +174,37 @@ int AdaptCommand(const Args& args) {
   if (repeats < 1 || repeats > 1000000000) throw InputError("--repeats must be in 1 .. 10^9");
   if (!vm.count("out")) throw InputError("adapt needs --out FILE.json");
   CheckWritable(out_path);
-
-  std::vector<std::uint64_t> packets;
-  Json trace_about;
-  if (experiment == "trace") {
-    CheckReadableFile(trace_path, "trace");
-    packets = ReadPacketKeys(trace_path, key_mode, trace_about);
+  AdaptParams params;
+  params.kind = experiment == "synthetic" ? AdaptKind::kSynthetic
+                : experiment == "trace"   ? AdaptKind::kTrace
+                                          : AdaptKind::kAdversarial;
+  params.filters = filters;
+  params.geometry.slots = slots;
+  params.geometry.selector_bits = selector_bits;
+  params.geometry.tables = tables;
+  params.geometry.max_load = max_load;
+  params.geometry.max_kicks = max_kicks;
+  params.geometry.max_moves = max_moves;
+  params.bits_per_slot = bit_widths;
+  params.as_ratios = ratios;
+  params.queries_per_flow = per_flow;
+  params.popularity = popularity;
+  params.trials = trials;
+  if (params.kind == AdaptKind::kTrace) {
+    TraceSource trace;
+    trace.path = trace_path;
+    trace.key = key_mode;
+    params.trace = trace;
   }
-
-  Json doc;
-  doc["schema_version"] = kSchemaVersion;
-  doc["context"] = RunContext(CommandLine("adapt", args), seed);
-  doc["experiment"] = experiment;
-  if (experiment == "trace") doc["trace"] = trace_about;
-  doc["complete"] = false;
-  doc["records"] = Json::array();
-
-  std::signal(SIGINT, OnAdaptInterrupt);
-  std::signal(SIGTERM, OnAdaptInterrupt);
-  const auto started = std::chrono::steady_clock::now();
-  std::size_t cells = 0, broken = 0;
-  auto keep = [&](const Json& record) {
-    if (record.value("false_negatives", 0) != 0 || !record.value("consistent", true)) {
-      ++broken;
-      std::fprintf(stderr, "amqbench: %s LOST KEYS OR DISAGREES WITH ITS REMOTE STORE\n",
-                   record["filter"].get<std::string>().c_str());
-    }
-    doc["records"].push_back(record);
-  };
-  auto geometry_for = [&](int bits) {
-    AdaptGeometry g;
-    g.slots = slots;
-    g.bits_per_slot = bits;
-    g.selector_bits = selector_bits;
-    g.tables = tables;
-    g.max_load = max_load;
-    g.max_kicks = max_kicks;
-    g.max_moves = max_moves;
-    return g;
-  };
-
-  if (experiment == "synthetic") {
-    const std::size_t total = bit_widths.size() * ratios.size() * per_flow.size() * filters.size();
-    for (int bits : bit_widths) {
-      for (double ratio : ratios) {
-        for (double qpf : per_flow) {
-          for (const AdaptEntry* f : filters) {
-            if (g_interrupted) break;
-            std::vector<Json> trial_records;
-            for (int t = 0; t < trials && !g_interrupted; ++t) {
-              SyntheticSpec spec;
-              spec.geometry = geometry_for(bits);
-              spec.as_ratio = ratio;
-              spec.queries_per_flow = qpf;
-              spec.popularity = popularity;
-              spec.trial = t;
-              spec.seed = seed + t;
-              trial_records.push_back(f->synthetic(spec));
-              keep(trial_records.back());
-            }
-            if (trial_records.empty()) break;
-            const Json summary = SummarizeTrials(trial_records);
-            keep(summary);
-            WriteJsonAtomically(out_path, doc);
-            ++cells;
-            std::fprintf(stderr,
-                         "[%zu/%zu %.1fs] %-17s bits=%d A/S=%g q/flow=%g: fpr %.6f (min %.6f max "
-                         "%.6f) static theory %.6f, %s adaptations, %s rebuilds\n",
-                         cells, total, Seconds(started), std::string(f->name).c_str(), bits, ratio,
-                         qpf, summary["fpr"].get<double>(), summary["fpr_min"].get<double>(),
-                         summary["fpr_max"].get<double>(),
-                         summary["fpr_theory_static"].get<double>(),
-                         summary["adaptations"].dump().c_str(), summary["rebuilds"].dump().c_str());
-          }
-        }
-      }
-    }
-  } else if (experiment == "trace") {
-    const std::size_t total = bit_widths.size() * filters.size();
-    for (int bits : bit_widths) {
-      for (const AdaptEntry* f : filters) {
-        if (g_interrupted) break;
-        TraceSpec spec;
-        spec.geometry = geometry_for(bits);
-        spec.packets = &packets;
-        spec.trace = trace_about["name"];
-        spec.windows = windows;
-        spec.seed = seed;
-        const Json result = f->trace(spec);
-        const Json& whole = result["whole"];
-        keep(whole);
-        for (const Json& w : result["windows"]) doc["records"].push_back(w);
-        WriteJsonAtomically(out_path, doc);
-        ++cells;
-        std::ostringstream series;
-        for (const Json& w : result["windows"]) series << ' ' << w["fpr"].get<double>();
-        std::fprintf(stderr,
-                     "[%zu/%zu %.1fs] %-17s bits=%d load %.3f A/S=%.2f: fpr %.6f (static theory "
-                     "%.6f); by window:%s\n",
-                     cells, total, Seconds(started), std::string(f->name).c_str(), bits,
-                     whole["load_factor"].get<double>(), whole["as_ratio"].get<double>(),
-                     whole["fpr"].get<double>(), whole["fpr_theory_static"].get<double>(),
-                     series.str().c_str());
-        if (whole["load_factor"].get<double>() < max_load - 0.01) {
-          std::fprintf(stderr,
-                       "amqbench: the trace has too few distinct keys to fill %zu slots to %.2f\n",
-                       slots, max_load);
-        }
-      }
-    }
-  } else {
-    const std::size_t total =
-        bit_widths.size() * attacks.size() * set_sizes.size() * filters.size();
-    for (int bits : bit_widths) {
-      for (AttackKind attack : attacks) {
-        for (long long set_size : set_sizes) {
-          for (const AdaptEntry* f : filters) {
-            if (g_interrupted) break;
-            std::vector<Json> trial_records;
-            for (int t = 0; t < trials && !g_interrupted; ++t) {
-              AdversarialSpec spec;
-              spec.geometry = geometry_for(bits);
-              spec.attack = attack;
-              spec.set_size = static_cast<std::size_t>(set_size);
-              spec.repeats = repeats;
-              spec.trial = t;
-              spec.seed = seed + t;
-              trial_records.push_back(f->adversarial(spec));
-              keep(trial_records.back());
-            }
-            if (trial_records.empty()) break;
-            const Json summary = SummarizeTrials(trial_records);
-            keep(summary);
-            WriteJsonAtomically(out_path, doc);
-            ++cells;
-            std::fprintf(stderr,
-                         "[%zu/%zu %.1fs] %-17s bits=%d %s set=%lld: %s false positives in %s "
-                         "queries (a static filter: %s)\n",
-                         cells, total, Seconds(started), std::string(f->name).c_str(), bits,
-                         summary["attack"].get<std::string>().c_str(), set_size,
-                         summary["false_positives"].dump().c_str(),
-                         summary["negative_queries"].dump().c_str(),
-                         summary["false_positives_static"].dump().c_str());
-          }
-        }
-      }
-    }
-  }
-
-  if (g_interrupted) {
-    std::fprintf(stderr, "amqbench: interrupted; %zu cells kept in %s\n", cells, out_path.c_str());
-    return 130;
-  }
-  doc["complete"] = true;
-  WriteJsonAtomically(out_path, doc);
-  std::fprintf(stderr, "amqbench: %zu cells written to %s\n", cells, out_path.c_str());
-  return broken ? 1 : 0;
+  params.windows = windows;
+  params.set_sizes.assign(set_sizes.begin(), set_sizes.end());
+  params.attacks = attacks;
+  params.queries_per_set = repeats;
+  params.seed = seed;
+  ValidateAdaptParams(params);
+  const auto plan = MakeAdaptPlan(params);
+  return RunOnePlan(*plan, {{"id", "adapt"}, {"kind", AdaptKindName(params.kind)}},
+                    CommandLine("adapt", args), seed, out_path);
 }
 
 }  // namespace amq

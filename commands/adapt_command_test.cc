@@ -31,8 +31,8 @@ TEST_F(AdaptCommand, SyntheticRunWritesEveryField) {
           "--trials 2 --out " +
           out.string());
   ASSERT_EQ(o.status, 0) << o.err;
-  const auto doc = nlohmann::json::parse(ReadFile(out));
-  EXPECT_EQ(doc["schema_version"], 1);
+  const auto doc = amq::testing::ReadResultDocument(out);
+  EXPECT_EQ(doc["schema_version"], 2);
   EXPECT_TRUE(doc["complete"].get<bool>());
   EXPECT_TRUE(doc["context"].contains("command_line"));
   const auto& records = doc["records"];
@@ -40,13 +40,13 @@ TEST_F(AdaptCommand, SyntheticRunWritesEveryField) {
   std::size_t summaries = 0;
   for (const auto& r : records) {
     for (const char* field :
-         {"filter",          "experiment",        "seed",          "fpr",
+         {"filter",          "record",            "seed",          "fpr",
           "false_positives", "negative_queries", "adaptations",   "remote_lookups",
           "as_ratio",        "queries_per_flow",  "bits_per_slot", "fingerprint_bits",
           "selector_bits",   "fpr_theory_static", "slots",         "load_factor",
           "rebuilds",        "insert_failures",   "remote_bytes",  "size_bytes",
           "false_negatives", "consistent"}) {
-      EXPECT_TRUE(r.contains(field)) << r["filter"] << " " << r["experiment"] << " lacks " << field;
+      EXPECT_TRUE(r.contains(field)) << r["filter"] << " " << r["record"] << " lacks " << field;
     }
     EXPECT_EQ(r["false_negatives"], 0);
     EXPECT_TRUE(r["consistent"].get<bool>());
@@ -56,7 +56,7 @@ TEST_F(AdaptCommand, SyntheticRunWritesEveryField) {
     if (name.rfind("cuckoo_", 0) == 0) {
       EXPECT_EQ(r["adaptations"], 0) << name;
     }
-    if (r["experiment"] == "synthetic_summary") {
+    if (r["record"] == "cell") {
       ++summaries;
       EXPECT_LE(r["fpr_min"].get<double>(), r["fpr"].get<double>());
       EXPECT_GE(r["fpr_max"].get<double>(), r["fpr"].get<double>());
@@ -76,9 +76,9 @@ TEST_F(AdaptCommand, AdversarialRepeatsStopCostingAnAdaptiveFilter) {
           "--trials 1 --out " +
           out.string());
   ASSERT_EQ(o.status, 0) << o.err;
-  const auto doc = nlohmann::json::parse(ReadFile(out));
+  const auto doc = amq::testing::ReadResultDocument(out);
   for (const auto& r : doc["records"]) {
-    if (r["experiment"] != "adversarial") continue;
+    if (r["record"] != "trial") continue;
     EXPECT_EQ(r["set_size"], 5);
     if (r["filter"] == "cuckoo_4x1") {
       EXPECT_EQ(r["false_positives"], 5000) << "a static filter pays every time";

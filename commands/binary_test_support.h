@@ -47,6 +47,28 @@ inline std::vector<nlohmann::json> ReadRecords(const fs::path& path) {
   return records;
 }
 
+// A version-2 result file gathered into one object for tests: its header's schema_version and
+// context, whether its end line is there, and its data records.
+inline nlohmann::json ReadResultDocument(const fs::path& path) {
+  nlohmann::json doc = {{"complete", false}, {"records", nlohmann::json::array()}};
+  std::istringstream lines(ReadFile(path));
+  for (std::string line; std::getline(lines, line);) {
+    if (line.empty()) continue;
+    nlohmann::json j = nlohmann::json::parse(line);
+    const std::string kind = j.value("record", "");
+    if (kind == "header") {
+      doc["header"] = j;
+      doc["schema_version"] = j["schema_version"];
+      doc["context"] = j["context"];
+    } else if (kind == "end") {
+      doc["complete"] = j["complete"];
+    } else {
+      doc["records"].push_back(std::move(j));
+    }
+  }
+  return doc;
+}
+
 class BinaryTest : public ::testing::Test {
  protected:
   struct Outcome {

@@ -51,22 +51,27 @@ TEST_P(LegacyCommandLines, GiveTheSameResultsAsBefore) {
   const fs::path out = dir_ / "out.json";
   const Outcome run = Run(command + " --out " + out.string());
   ASSERT_EQ(run.status, 0) << run.err;
-  const std::vector<json> records = amq::testing::ReadRecords(out);
-  ASSERT_EQ(records.size(), expected["records"].size());
-  for (std::size_t i = 0; i < records.size(); ++i) {
-    const json& old_record = expected["records"][i];
-    const json& now = records[i];
-    if (now.contains("record")) EXPECT_EQ(now["record"], RowOf(old_record)) << "record " << i;
-    for (const auto& [field, value] : old_record.items()) {
-      if (field == "experiment") continue;  // now `kind` and `record`
-      std::string name = field;
-      if (adapt && kRenamed.count(field)) name = kRenamed.at(field);
-      ASSERT_TRUE(now.contains(name)) << "record " << i << " lacks " << name;
-      if (value.is_number_float() && now[name].is_number()) {
-        EXPECT_DOUBLE_EQ(now[name].get<double>(), value.get<double>())
-            << "record " << i << " field " << name;
-      } else {
-        EXPECT_EQ(now[name], value) << "record " << i << " field " << name;
+  // Rows are compared kind by kind in order: a cell's trial and window rows now come before
+  // its cell row (the runner writes the cell line last), where the old files put them after.
+  std::map<std::string, std::vector<json>> now_rows, old_rows;
+  for (const json& r : amq::testing::ReadRecords(out)) now_rows[r.value("record", "cell")].push_back(r);
+  for (const json& r : expected["records"]) old_rows[RowOf(r)].push_back(r);
+  ASSERT_EQ(now_rows.size(), old_rows.size());
+  for (const auto& [row, olds] : old_rows) {
+    const std::vector<json>& nows = now_rows[row];
+    ASSERT_EQ(nows.size(), olds.size()) << row << " rows";
+    for (std::size_t i = 0; i < olds.size(); ++i) {
+      for (const auto& [field, value] : olds[i].items()) {
+        if (field == "experiment") continue;  // now `kind` and `record`
+        std::string name = field;
+        if (adapt && kRenamed.count(field)) name = kRenamed.at(field);
+        const std::string where = row + " row " + std::to_string(i) + " field " + name;
+        ASSERT_TRUE(nows[i].contains(name)) << where << " is missing";
+        if (value.is_number_float() && nows[i][name].is_number()) {
+          EXPECT_DOUBLE_EQ(nows[i][name].get<double>(), value.get<double>()) << where;
+        } else {
+          EXPECT_EQ(nows[i][name], value) << where;
+        }
       }
     }
   }

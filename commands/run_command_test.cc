@@ -23,8 +23,8 @@ TEST_F(Driver, QuickRunWritesEveryDocumentedField) {
   const Outcome run = Run("run --quick --filter bloom,blocked_bloom,cuckoo12 --fpr 0.01,0.001 "
                           "--out " + json_path.string());
   ASSERT_EQ(run.status, 0) << run.err;
-  const auto doc = nlohmann::json::parse(ReadFile(json_path));
-  EXPECT_EQ(doc["schema_version"], 1);
+  const auto doc = amq::testing::ReadResultDocument(json_path);
+  EXPECT_EQ(doc["schema_version"], 2);
   EXPECT_TRUE(doc["complete"].get<bool>());
   for (const char* field : {"host_name", "cpu_model", "cores", "caches", "compiler",
                             "compiler_flags", "build_type", "march_native", "git_commit",
@@ -59,7 +59,7 @@ TEST_F(Driver, LegendExplainsEveryFieldOfEveryFilter) {
   const fs::path json_path = dir_ / "all.json";
   const Outcome run = Run("run --quick --keys 2000 --queries 2000 --out " + json_path.string());
   ASSERT_EQ(run.status, 0) << run.err;
-  const auto doc = nlohmann::json::parse(ReadFile(json_path));
+  const auto doc = amq::testing::ReadResultDocument(json_path);
   const Outcome legend = Run("legend");
   ASSERT_EQ(legend.status, 0);
   for (const auto& r : doc["records"]) {
@@ -77,7 +77,7 @@ TEST_F(Driver, WorkloadsAndQueryDistributionsFormTheGrid) {
                           "--query-dist uniform,zipf:0.99 --positive-fraction 0,0.95 --out " +
                           json_path.string());
   ASSERT_EQ(run.status, 0) << run.err;
-  const auto doc = nlohmann::json::parse(ReadFile(json_path));
+  const auto doc = amq::testing::ReadResultDocument(json_path);
   ASSERT_EQ(doc["records"].size(), 3u * 2u * 2u);
   for (const auto& r : doc["records"]) {
     EXPECT_EQ(r["false_negatives"], 0);
@@ -99,7 +99,7 @@ TEST_F(Driver, ChurnKeepsEveryHeldKeyThroughEraseAndInsert) {
   const Outcome run = Run("run --quick --filter cuckoo12,quotient,rsqf,cqf,bloom --keys 5000 --max-load 0.9 "
                           "--churn 20000 --out " + json_path.string());
   ASSERT_EQ(run.status, 0) << run.err;
-  const auto doc = nlohmann::json::parse(ReadFile(json_path));
+  const auto doc = amq::testing::ReadResultDocument(json_path);
   for (const auto& r : doc["records"]) {
     if (r["filter"] == "bloom") {
       EXPECT_FALSE(r.contains("churn_ns")) << "bloom cannot erase: no churn phase";

@@ -75,5 +75,23 @@ TYPED_TEST(Conformance, SameSeedSameFilter) {
   EXPECT_EQ(disagreements, 0u);
 }
 
+// Every statistic a filter reports is one it declares in kStats (core/filter.h), so the schema
+// (harness/schema.h) documents it; a filter with statistics declares each name once.
+TYPED_TEST(Conformance, ReportsOnlyDeclaredStatistics) {
+  if constexpr (HasStats<TypeParam>) {
+    const auto keys = UniformKeys(13, KeyStream::kMembers, 2000);
+    const auto built = Build<TypeParam>(keys, ParamsFor(keys.size(), 13));
+    Stats stats;
+    built.filter.add_stats(stats);
+    for (const auto& [name, value] : stats.items()) {
+      bool declared = false;
+      for (const StatSpec& spec : TypeParam::kStats) declared = declared || spec.name == name;
+      EXPECT_TRUE(declared) << TypeParam::kName << " reports '" << name << "' without declaring it";
+    }
+  } else {
+    GTEST_SKIP() << TypeParam::kName << " reports no statistics";
+  }
+}
+
 }  // namespace
 }  // namespace amq

@@ -9,6 +9,7 @@
 
 #include "filters/acf.h"
 #include "core/errors.h"
+#include "filters/all.h"
 #include "core/hashing.h"
 #include "core/stats.h"
 #include "core/zipf.h"
@@ -137,7 +138,7 @@ Json Synthetic(const SyntheticSpec& spec) {
 
   Json r;
   r["filter"] = std::string(F::kName);
-  r["experiment"] = "synthetic";
+  r["record"] = "trial";
   r["trial"] = spec.trial;
   r["seed"] = spec.seed;
   DescribeFilter(filter, r);
@@ -205,7 +206,7 @@ Json Trace(const TraceSpec& spec) {
 
   Json whole;
   whole["filter"] = std::string(F::kName);
-  whole["experiment"] = "trace";
+  whole["record"] = "cell";
   whole["trace"] = spec.trace;
   whole["trial"] = 0;
   whole["seed"] = spec.seed;
@@ -232,7 +233,7 @@ Json Trace(const TraceSpec& spec) {
   for (int w = 0; w < windows; ++w) {
     Json r;
     r["filter"] = std::string(F::kName);
-    r["experiment"] = "trace_window";
+    r["record"] = "window";
     r["trace"] = spec.trace;
     r["seed"] = spec.seed;
     r["window"] = w;
@@ -282,7 +283,7 @@ Json Adversarial(const AdversarialSpec& spec) {
 
   Json r;
   r["filter"] = std::string(F::kName);
-  r["experiment"] = "adversarial";
+  r["record"] = "trial";
   r["attack"] = spec.attack == AttackKind::kKnownFalsePositives ? "known_fps" : "random_set";
   r["trial"] = spec.trial;
   r["seed"] = spec.seed;
@@ -290,6 +291,7 @@ Json Adversarial(const AdversarialSpec& spec) {
   r["set_size"] = set.size();
   r["set_initially_false_positive"] = initially_false_positive;
   r["non_members_scanned"] = scanned;
+  r["queries_per_set"] = spec.repeats;
   r["negative_queries"] = spec.repeats;
   r["false_positives"] = false_positives;
   r["fpr"] = spec.repeats ? double(false_positives) / spec.repeats : 0.0;
@@ -311,20 +313,23 @@ AdaptEntry EntryFor() {
                     &Synthetic<F>, &Trace<F>,    &Adversarial<F>, &InvalidFor<F>};
 }
 
+// Every filter of the one list that has the capability, in the list's order.
 template <class... Fs>
-std::vector<AdaptEntry> Entries(TypeList<Fs...>) {
-  return {EntryFor<Fs>()...};
+std::vector<AdaptEntry> AdaptiveEntries(TypeList<Fs...>) {
+  std::vector<AdaptEntry> entries;
+  (
+      [&] {
+        if constexpr (AdaptiveFilter<Fs>) entries.push_back(EntryFor<Fs>());
+      }(),
+      ...);
+  return entries;
 }
 
 }  // namespace
 
-const std::vector<AdaptEntry>& AdaptRegistry() {
-  static const std::vector<AdaptEntry> entries = Entries(AcfFilters{});
-  return entries;
-}
-
 const AdaptEntry* FindAdaptFilter(std::string_view name) {
-  for (const AdaptEntry& e : AdaptRegistry()) {
+  static const std::vector<AdaptEntry> entries = AdaptiveEntries(AllFilters{});
+  for (const AdaptEntry& e : entries) {
     if (e.name == name) return &e;
   }
   return nullptr;
@@ -334,12 +339,12 @@ Json SummarizeTrials(const std::vector<Json>& trials) {
   const Json& first = trials.front();
   Json s;
   s["filter"] = first["filter"];
-  s["experiment"] = first["experiment"].get<std::string>() + "_summary";
+  s["record"] = "cell";
   s["trials"] = trials.size();
   s["seed"] = first["seed"];
   for (const char* key : {"bits_per_slot", "fingerprint_bits", "selector_bits", "tables",
                           "slots_per_bucket", "slots", "size_bytes", "remote_bytes", "as_ratio",
-                          "flows", "queries_per_flow", "popularity", "attack", "set_size"}) {
+                          "flows", "queries_per_flow", "popularity", "attack", "set_size", "queries_per_set"}) {
     if (first.contains(key)) s[key] = first[key];
   }
   std::vector<double> fpr;

@@ -21,7 +21,13 @@
 #include <string_view>
 #include <vector>
 
+#include <memory>
+#include <optional>
+
 #include "core/zipf.h"
+#include "filters/acf.h"
+#include "harness/filters_experiment.h"
+#include "harness/runner.h"
 #include "harness/result_file.h"
 
 namespace amq {
@@ -63,9 +69,23 @@ struct AdversarialSpec {
   std::uint64_t seed = 1;
 };
 
+// What a filter needs to take part in the adaptive experiments: built from AcfParams, and a
+// query that asks the remote store on a positive answer and fixes a false positive. Filters
+// are chosen for these experiments by this capability, over the one list in filters/all.h.
+template <class F>
+concept AdaptiveFilter =
+    Filter<F> && std::constructible_from<F, const AcfParams&> &&
+    requires(F& f, const F& cf, std::uint64_t key, const AcfParams& p) {
+      { f.query_and_adapt(key) } -> std::same_as<AcfOutcome>;
+      { F::Invalid(p) } -> std::convertible_to<std::string>;
+      { cf.counters() } -> std::convertible_to<const AcfCounters&>;
+      { cf.CheckConsistency() } -> std::convertible_to<std::string>;
+    };
+
+// The experiments instantiated for one adaptive filter: dispatch once per trial.
 struct AdaptEntry {
   std::string_view name;
-  bool adaptive;
+  bool adaptive;   // false for the static controls (adaptation off)
   bool cyclic;     // takes selector bits
   bool cuckooing;  // takes a table count and max moves
   Json (*synthetic)(const SyntheticSpec&);
@@ -74,8 +94,33 @@ struct AdaptEntry {
   std::string (*invalid)(const AdaptGeometry&);  // empty if the geometry fits this filter
 };
 
-const std::vector<AdaptEntry>& AdaptRegistry();
+// nullptr unless the filter of that name is an AdaptiveFilter.
 const AdaptEntry* FindAdaptFilter(std::string_view name);
+
+// The parameters of the three adaptive kinds; `amqbench adapt` and suite experiments of kinds
+// adapt_synthetic, adapt_trace and adapt_adversarial fill one and run MakeAdaptPlan's plan.
+enum class AdaptKind { kSynthetic, kTrace, kAdversarial };
+struct AdaptParams {
+  AdaptKind kind = AdaptKind::kSynthetic;
+  std::vector<const AdaptEntry*> filters;
+  AdaptGeometry geometry;              // bits_per_slot is taken from the list below
+  std::vector<int> bits_per_slot = {8, 12};
+  std::vector<double> as_ratios = {1, 10};
+  std::vector<double> queries_per_flow = {10};
+  Popularity popularity;
+  int trials = 3;
+  std::optional<TraceSource> trace;
+  int windows = 10;
+  std::vector<std::size_t> set_sizes = {1, 10, 100};
+  std::vector<AttackKind> attacks = {AttackKind::kKnownFalsePositives, AttackKind::kRandomSet};
+  std::size_t queries_per_set = 100000;
+  std::uint64_t seed = 1;
+};
+
+const char* AdaptKindName(AdaptKind kind);  // "adapt_synthetic", ...
+// Throws InputError naming the first geometry a filter cannot take.
+void ValidateAdaptParams(const AdaptParams& params);
+std::unique_ptr<ExperimentPlan> MakeAdaptPlan(const AdaptParams& params);
 
 // Aggregates one cell's trial records into a summary record: mean FPR with min and max.
 Json SummarizeTrials(const std::vector<Json>& trials);

@@ -198,9 +198,10 @@ Json RunCell(const CellSpec& spec) {
   record["size_bytes"] = filter->size_in_bytes();
   record["bits_per_key"] = bits_per_key;
   record["bits_per_key_theory"] = theory.bits_per_key;
-  record["fpr"] = queries.negatives.empty() ? 0.0
-                                            : static_cast<double>(false_positives) /
-                                                  queries.negatives.size();
+  // No negative queries (a trace whose flows are all members): no FPR, not an FPR of 0.
+  record["fpr"] = queries.negatives.empty()
+                      ? Json(nullptr)
+                      : Json(static_cast<double>(false_positives) / queries.negatives.size());
   record["fpr_ci_low"] = ci.low;
   record["fpr_ci_high"] = ci.high;
   record["fpr_theory"] = theory.fpr;

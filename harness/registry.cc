@@ -2,13 +2,25 @@
 #include "harness/registry.h"
 
 #include "filters/all.h"
+#include "harness/adapt_experiment.h"
 
 namespace amq {
 namespace {
 
 template <Filter F>
+std::span<const StatSpec> StatsOf() {
+  if constexpr (HasStats<F>) {
+    return F::kStats;
+  } else {
+    return {};
+  }
+}
+
+template <Filter F>
 FilterEntry EntryFor() {
-  return {F::kName, F::kFamily, F::kParameters, DynamicFilter<F>, ErasableFilter<F>, &RunCell<F>};
+  return {F::kName,        F::kFamily,       F::kParameters,        DynamicFilter<F>,
+          ErasableFilter<F>, IsFixedWidth<F>(), AdaptiveFilter<F>,    LibraryOf<F>(),
+          StatsOf<F>(),      &RunCell<F>};
 }
 
 template <class... Fs>

@@ -3,6 +3,7 @@
 // through this pointer; everything below it is direct, inlined calls.
 #pragma once
 
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -16,6 +17,10 @@ struct FilterEntry {
   std::string_view parameters;
   bool dynamic;
   bool erasable;
+  bool fixed_width;               // the fingerprint width is part of the type (cuckoo12, xor8)
+  bool adaptive;                  // takes part in the adapt_* kinds (harness/adapt_experiment.h)
+  std::string_view library;       // the production library it wraps, or ""
+  std::span<const StatSpec> stats;  // the statistics add_stats reports
   Json (*run_cell)(const CellSpec&);
 };
 

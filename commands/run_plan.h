@@ -1,0 +1,34 @@
+// commands/run_plan.h - what `run` and `adapt` share: one plan run by the one runner into one
+// result file, with the exit status every command uses (0 done, 1 a cell broke an invariant,
+// 130 interrupted; bad input is an InputError, exit 2, from main).
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+
+#include "harness/result_file.h"
+#include "harness/runner.h"
+
+namespace amq {
+
+inline int RunOnePlan(ExperimentPlan& plan, const Json& experiment, const std::string& command_line,
+                      std::uint64_t seed, const std::string& out_path) {
+  CheckWritable(out_path);
+  RunOptions options;
+  options.out_path = out_path;
+  options.header = {{"experiment", experiment}, {"suite", nullptr},
+                    {"context", RunContext(command_line, seed)}};
+  InstallInterruptHandlers();
+  const RunOutcome outcome = RunPlan(plan, options);
+  if (outcome.interrupted) {
+    std::fprintf(stderr, "amqbench: interrupted; %zu of %zu cells kept in %s\n", outcome.cells_run,
+                 outcome.cells_planned, out_path.c_str());
+    return 130;
+  }
+  std::fprintf(stderr, "amqbench: %zu cells written to %s\n", outcome.cells_run, out_path.c_str());
+  // A filter that loses a key is broken, not slow: the run says so in its exit status.
+  return outcome.broken ? 1 : 0;
+}
+
+}  // namespace amq

@@ -1,0 +1,278 @@
+// harness/filters_experiment.cc - the filters kind (see the header).
+#include "harness/filters_experiment.h"
+
+#include <malloc.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <sstream>
+
+#include "core/errors.h"
+#include "core/file_util.h"
+#include "harness/cell_id.h"
+#include "traces/pcap_writer.h"
+#include "traces/trace_stats.h"
+#include "workloads/queries.h"
+
+namespace amq {
+namespace {
+
+// One workload the grid shares between cells: a key distribution at one n, or the trace.
+struct Group {
+  std::optional<KeySource> source;  // absent: the trace
+  std::size_t n = 0;
+};
+
+// A cell: which group, which query stream of it, and the filter parameters.
+struct FiltersCell {
+  std::size_t group = 0;
+  std::size_t stream = 0;  // index into query_dists x positive_fractions (0 for a trace)
+  FiltersParams::Sizing sizing;
+  double max_load = 0;
+  const FilterEntry* filter = nullptr;
+};
+
+std::string FormatNumber(double v) {
+  std::ostringstream out;
+  out << v;
+  return out.str();
+}
+
+class FiltersPlan : public ExperimentPlan {
+ public:
+  explicit FiltersPlan(const FiltersParams& p) : p_(p) {
+    if (p_.trace) {
+      groups_.push_back({});
+    } else {
+      std::vector<std::size_t> sizes = p_.keys;
+      if (p_.capacity && !p_.load_steps.empty()) {
+        sizes.clear();
+        for (double step : p_.load_steps) {
+          sizes.push_back(static_cast<std::size_t>(std::llround(step * double(*p_.capacity))));
+        }
+      }
+      for (const KeySource& source : p_.key_sources) {
+        for (std::size_t n : sizes) groups_.push_back({source, n});
+      }
+    }
+    const std::size_t streams = p_.trace ? 1 : p_.query_dists.size() * p_.positive_fractions.size();
+    const Json trace_identity = p_.trace ? p_.trace->Identity() : Json(nullptr);
+    for (std::size_t g = 0; g < groups_.size(); ++g) {
+      for (std::size_t s = 0; s < streams; ++s) {
+        for (const auto& sizing : p_.sizings) {
+          for (double max_load : p_.max_loads) {
+            for (const FilterEntry* f : p_.filters) {
+              FiltersCell cell{g, s, sizing, max_load, f};
+              cells_.push_back(cell);
+              plans_.push_back(PlanFor(cell, trace_identity));
+            }
+          }
+        }
+      }
+    }
+  }
+
+  const std::vector<CellPlan>& cells() const override { return plans_; }
+
+  std::string SkipReason() const override {
+    if (p_.trace && !p_.trace->Available()) return "trace " + p_.trace->Describe() + " is not here";
+    return "";
+  }
+
+  std::vector<Json> Run(std::size_t i) override {
+    const FiltersCell& cell = cells_[i];
+    Prepare(cell);
+    CellSpec spec;
+    spec.keys = workload_->keys.size();
+    spec.params.capacity = p_.capacity ? *p_.capacity : spec.keys;
+    spec.params.target_fpr = cell.sizing.fpr;
+    spec.params.bits_per_key = cell.sizing.bits_per_key;
+    spec.params.max_load = cell.max_load;
+    spec.params.seed = p_.seed;
+    spec.params.max_kicks = p_.max_kicks;
+    spec.workload = &*workload_;
+    spec.queries = p_.queries;
+    spec.positive_fraction = fraction_;
+    spec.repeats = p_.repeats;
+    spec.churn_rounds = p_.churn_rounds;
+    spec.churn_queries_per_round = p_.churn_queries;
+    Json record = cell.filter->run_cell(spec);
+    record["record"] = "cell";
+    return {record};
+  }
+
+  std::string Describe(const Json& r) const override {
+    char text[160];
+    std::snprintf(text, sizeof text, "%.2f bits/key, fpr %.5f (theory %.5f), fn %s",
+                  r.value("bits_per_key", 0.0), r["fpr"].is_number() ? r["fpr"].get<double>() : 0.0,
+                  r.value("fpr_theory", 0.0), r["false_negatives"].dump().c_str());
+    return text;
+  }
+
+ private:
+  CellPlan PlanFor(const FiltersCell& cell, const Json& trace_identity) const {
+    const Group& group = groups_[cell.group];
+    Json workload;
+    if (group.source) {
+      const std::size_t fractions = p_.positive_fractions.size();
+      workload = {{"keys_from", group.source->Name()},
+                  {"query_dist", p_.query_dists[cell.stream / fractions].Name()},
+                  {"positive_fraction", p_.positive_fractions[cell.stream % fractions]},
+                  {"repeated_negatives", p_.repeated_negatives}};
+      if (group.source->kind == KeySource::Kind::kFile) {
+        workload["content_hash"] = FileContentHash(group.source->argument);
+      }
+    } else {
+      workload = {{"trace", trace_identity}, {"trace_members", p_.trace_members}};
+    }
+    CellPlan plan;
+    plan.identity = {{"kind", "filters"},
+                     {"filter", std::string(cell.filter->name)},
+                     {"keys", group.n},
+                     {"capacity", p_.capacity ? Json(*p_.capacity) : Json(nullptr)},
+                     {"target_fpr", cell.sizing.fpr},
+                     {"target_bits_per_key", cell.sizing.bits_per_key},
+                     {"max_load", cell.max_load},
+                     {"max_kicks", p_.max_kicks},
+                     {"queries", p_.queries},
+                     {"churn_rounds", p_.churn_rounds},
+                     {"churn_queries", p_.churn_queries},
+                     {"workload", workload}};
+    plan.cell_id = CellId(plan.identity);
+    plan.seed = p_.seed;
+    // Keys built R+1 times, three query loops of Q keys R times, churn steps R times.
+    const double n = group.source ? double(group.n) : 1e6;
+    plan.cost = n * (p_.repeats + 1) + 3.0 * p_.queries * p_.repeats +
+                double(p_.churn_rounds) * (2 + p_.churn_queries) * p_.repeats;
+    std::ostringstream label;
+    label << cell.filter->name;
+    if (group.source) label << " " << group.source->Name() << " n=" << group.n;
+    if (p_.capacity) label << " capacity=" << *p_.capacity;
+    if (cell.sizing.fpr > 0) label << " fpr=" << FormatNumber(cell.sizing.fpr);
+    if (cell.sizing.bits_per_key > 0) label << " bits/key=" << FormatNumber(cell.sizing.bits_per_key);
+    if (cell.max_load > 0) label << " max-load=" << FormatNumber(cell.max_load);
+    if (group.source) {
+      const std::size_t fractions = p_.positive_fractions.size();
+      label << " positive-fraction=" << FormatNumber(p_.positive_fractions[cell.stream % fractions]);
+      if (p_.query_dists[cell.stream / fractions].zipf) {
+        label << " query-dist=" << p_.query_dists[cell.stream / fractions].Name();
+      }
+    }
+    plan.label = label.str();
+    return plan;
+  }
+
+  // The cell's workload and query stream, made before any timing and reused by the cells after
+  // it that share them (cells are ordered group by group, stream by stream).
+  void Prepare(const FiltersCell& cell) {
+    if (!workload_ || current_group_ != cell.group) {
+      workload_.reset();
+      // Keep freed memory mapped and reuse it, so repeated builds measure warm memory rather
+      // than the kernel's page-fault cost (see harness/experiment.h).
+      mallopt(M_MMAP_THRESHOLD, 1 << 30);
+      mallopt(M_TRIM_THRESHOLD, -1);
+      const Group& group = groups_[cell.group];
+      if (group.source) {
+        workload_ = MakeWorkload(*group.source, group.n, p_.queries, p_.seed);
+      } else {
+        p_.trace->Materialise();
+        TraceWorkloadOptions options;
+        options.key = p_.trace->key;
+        options.member_fraction = p_.trace_members;
+        options.seed = p_.seed;
+        workload_ = TraceWorkload(p_.trace->path, options);
+      }
+      current_group_ = cell.group;
+      current_stream_ = SIZE_MAX;
+    }
+    if (current_stream_ == cell.stream) return;
+    current_stream_ = cell.stream;
+    if (groups_[cell.group].source) {
+      const std::size_t fractions = p_.positive_fractions.size();
+      QueryMix mix;
+      mix.count = p_.queries;
+      mix.dist = p_.query_dists[cell.stream / fractions];
+      mix.positive_fraction = fraction_ = p_.positive_fractions[cell.stream % fractions];
+      mix.seed = p_.seed;
+      mix.repeated_negatives = p_.repeated_negatives;
+      AddQueries(*workload_, mix);
+    } else {
+      std::size_t members = 0;
+      for (std::uint8_t m : workload_->query_is_member) members += m;
+      fraction_ = workload_->queries.empty() ? 0.0 : double(members) / workload_->queries.size();
+    }
+  }
+
+  FiltersParams p_;
+  std::vector<Group> groups_;
+  std::vector<FiltersCell> cells_;
+  std::vector<CellPlan> plans_;
+  std::optional<Workload> workload_;
+  std::size_t current_group_ = SIZE_MAX, current_stream_ = SIZE_MAX;
+  double fraction_ = 0;
+};
+
+}  // namespace
+
+Json TraceSource::Identity() const {
+  if (synth) {
+    return {{"synth",
+             {{"packets", synth->packets},
+              {"flows", synth->flows},
+              {"alpha", synth->alpha},
+              {"seed", synth->seed},
+              {"ipv6_fraction", synth->ipv6_fraction}}},
+            {"key", KeyModeName(key)}};
+  }
+  return {{"content_hash", Available() ? FileContentHash(path) : std::string("missing")},
+          {"key", KeyModeName(key)}};
+}
+
+std::string TraceSource::Describe() const {
+  if (!synth) return path;
+  std::ostringstream out;
+  out << "synth(packets=" << synth->packets << ", flows=" << synth->flows
+      << ", alpha=" << synth->alpha << ", seed=" << synth->seed << ")";
+  return out.str();
+}
+
+bool TraceSource::Available() const {
+  return synth || (std::filesystem::is_regular_file(path) && std::filesystem::file_size(path) > 0);
+}
+
+void TraceSource::Materialise() const {
+  if (!synth) {
+    CheckReadableFile(path, "trace");
+    return;
+  }
+  if (std::filesystem::is_regular_file(path) && std::filesystem::file_size(path) > 0) return;
+  const std::filesystem::path dir = std::filesystem::path(path).parent_path();
+  if (!dir.empty()) std::filesystem::create_directories(dir);
+  WritePcap(path, SynthesizeTrace(*synth).records);
+}
+
+void ValidateFiltersParams(const FiltersParams& p) {
+  if (p.filters.empty()) throw InputError("filters: no filter selected");
+  if (p.trace) {
+    if (p.trace->synth) ValidateSynthOptions(*p.trace->synth);
+    if (!p.trace->optional && !p.trace->synth) CheckReadableFile(p.trace->path, "trace");
+    if (!(p.trace_members > 0 && p.trace_members <= 1)) {
+      throw InputError("trace members must be in (0, 1]");
+    }
+    return;
+  }
+  if (p.capacity && *p.capacity < 1) throw InputError("capacity must be at least 1");
+  if (!p.load_steps.empty() && !p.capacity) throw InputError("load_steps needs a capacity");
+  // A missing word list or key file is found now, not after other cells have run.
+  for (const KeySource& source : p.key_sources) {
+    if (source.kind == KeySource::Kind::kWords) (void)WordListPath(source.argument);
+    if (source.kind == KeySource::Kind::kFile) (void)ReadLines(source.argument, "key file");
+  }
+}
+
+std::unique_ptr<ExperimentPlan> MakeFiltersPlan(const FiltersParams& params) {
+  return std::make_unique<FiltersPlan>(params);
+}
+
+}  // namespace amq

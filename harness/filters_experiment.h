@@ -1,0 +1,66 @@
+// harness/filters_experiment.h - the "filters" experiment kind: build each filter over a
+// workload for every combination of the grid's lists, time it, check it, compare it with its
+// theory (harness/experiment.h measures one cell). `amqbench run` and suite experiments of
+// kind filters both fill a FiltersParams and run the plan MakeFiltersPlan returns.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/zipf.h"
+#include "harness/registry.h"
+#include "harness/runner.h"
+#include "traces/flow.h"
+#include "traces/synth.h"
+#include "workloads/keys.h"
+
+namespace amq {
+
+// A trace to replay: a file, or a synthetic trace made (once, cached) from its options.
+struct TraceSource {
+  std::string path;                  // the file, or where the synthetic trace is cached
+  std::optional<SynthOptions> synth;
+  bool optional = false;             // a missing file skips the experiment instead of failing it
+  KeyMode key = KeyMode::kFiveTuple;
+
+  Json Identity() const;             // synthetic options, or the file's content hash
+  std::string Describe() const;
+  // Makes the synthetic trace if it is not cached yet; throws InputError for a missing file.
+  void Materialise() const;
+  bool Available() const;
+};
+
+struct FiltersParams {
+  std::vector<const FilterEntry*> filters;
+  std::vector<std::size_t> keys = {1000000};
+  std::optional<std::size_t> capacity;        // size every filter for this many keys
+  std::vector<double> load_steps;             // with capacity: keys = round(capacity * step)
+  struct Sizing {
+    double fpr = 0;
+    double bits_per_key = 0;
+  };
+  std::vector<Sizing> sizings = {{}};
+  std::vector<double> max_loads = {0};        // 0: the family's default
+  std::vector<double> positive_fractions = {0.5};
+  std::vector<KeySource> key_sources = {KeySource{}};
+  std::vector<Popularity> query_dists = {Popularity{}};
+  std::size_t repeated_negatives = 0;
+  std::size_t churn_rounds = 0;
+  std::size_t churn_queries = 4;
+  std::optional<TraceSource> trace;
+  double trace_members = 0.5;
+  std::size_t queries = 1000000;
+  int repeats = 3;
+  int max_kicks = 500;
+  std::uint64_t seed = 1;
+};
+
+// Throws InputError naming the parameter (as `--name` on the command line, `name` in a suite).
+void ValidateFiltersParams(const FiltersParams& params);
+
+std::unique_ptr<ExperimentPlan> MakeFiltersPlan(const FiltersParams& params);
+
+}  // namespace amq

@@ -1,0 +1,203 @@
+// harness/result_writer.cc - JSON Lines result files (see the header).
+#include "harness/result_writer.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "core/errors.h"
+#include "harness/schema.h"
+
+namespace amq {
+namespace {
+
+std::string DirectoryOf(const std::string& path) {
+  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  return parent.empty() ? "." : parent.string();
+}
+
+// fsync of the directory makes a rename durable, not just the file's bytes.
+void SyncDirectory(const std::string& path) {
+  const int dir = open(DirectoryOf(path).c_str(), O_RDONLY | O_DIRECTORY);
+  if (dir >= 0) {
+    fsync(dir);
+    close(dir);
+  }
+}
+
+void WriteFully(int fd, const std::string& text, const std::string& path) {
+  std::size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) throw InputError("cannot write " + path + ": " + std::strerror(errno));
+    done += static_cast<std::size_t>(n);
+  }
+}
+
+std::string ReadWhole(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError("cannot read " + path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// The same suite file (by content, wherever it was read from), quick or not, the same shard.
+bool SameSuite(const Json& a, const Json& b) {
+  if (a.is_null() || b.is_null()) return a.is_null() && b.is_null();
+  for (const char* key : {"file_hash", "quick", "shard"}) {
+    if (a.value(key, Json()) != b.value(key, Json())) return false;
+  }
+  return true;
+}
+
+bool SameExperiment(const Json& a, const Json& b) {
+  return a.value("schema_version", 0) == b.value("schema_version", 0) &&
+         a["experiment"].value("id", "") == b["experiment"].value("id", "") &&
+         a["experiment"].value("kind", "") == b["experiment"].value("kind", "") &&
+         SameSuite(a["suite"], b["suite"]);
+}
+
+}  // namespace
+
+ResultWriter ResultWriter::Create(const std::string& path, const Json& header) {
+  const std::string temp = path + ".tmp." + std::to_string(getpid());
+  const int fd = open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) throw InputError("cannot write output file " + path + ": " + std::strerror(errno));
+  try {
+    WriteFully(fd, header.dump() + "\n", path);
+    if (fsync(fd) != 0) throw InputError("cannot write output file " + path);
+  } catch (...) {
+    close(fd);
+    unlink(temp.c_str());
+    throw;
+  }
+  if (std::rename(temp.c_str(), path.c_str()) != 0) {
+    close(fd);
+    unlink(temp.c_str());
+    throw InputError("cannot rename " + temp + " to " + path);
+  }
+  SyncDirectory(path);
+  // The descriptor still names the file, now under its final name; appends go to it.
+  if (lseek(fd, 0, SEEK_END) < 0) {
+    close(fd);
+    throw InputError("cannot write output file " + path);
+  }
+  return ResultWriter(path, fd);
+}
+
+ResultWriter ResultWriter::Resume(const std::string& path, const Json& header,
+                                  std::set<std::string>& done, bool& complete) {
+  const std::string text = ReadWhole(path);
+  complete = false;
+  // Keep everything up to the end of the last whole cell line; what follows is a torn tail.
+  std::size_t keep = 0, position = 0;
+  bool first = true;
+  while (position < text.size()) {
+    const std::size_t newline = text.find('\n', position);
+    if (newline == std::string::npos) break;  // a line without its newline was cut short
+    const std::string line = text.substr(position, newline - position);
+    position = newline + 1;
+    Json j;
+    try {
+      j = Json::parse(line);
+    } catch (const Json::parse_error&) {
+      break;
+    }
+    if (first) {
+      if (j.value("record", "") != "header" || !SameExperiment(j, header)) {
+        throw InputError(path + " holds another experiment's results (or another suite's); "
+                         "not resuming into it");
+      }
+      first = false;
+      keep = position;
+      continue;
+    }
+    const std::string kind = j.value("record", "");
+    if (kind == "cell") {
+      done.insert(DoneKey(j.value("cell_id", ""), j.value("seed", std::uint64_t{0})));
+      keep = position;
+    } else if (kind == "end") {
+      complete = true;
+      keep = position;
+    }
+  }
+  if (first) throw InputError(path + " is not a result file (no header line)");
+  const int fd = open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) throw InputError("cannot write output file " + path + ": " + std::strerror(errno));
+  if (ftruncate(fd, static_cast<off_t>(keep)) != 0 || lseek(fd, 0, SEEK_END) < 0) {
+    close(fd);
+    throw InputError("cannot write output file " + path);
+  }
+  return ResultWriter(path, fd);
+}
+
+ResultWriter::ResultWriter(ResultWriter&& other) noexcept
+    : path_(std::move(other.path_)), fd_(other.fd_) {
+  other.fd_ = -1;
+}
+
+ResultWriter::~ResultWriter() {
+  if (fd_ >= 0) close(fd_);
+}
+
+void ResultWriter::WriteAll(const std::string& text) {
+  WriteFully(fd_, text, path_);
+  if (fdatasync(fd_) != 0) throw InputError("cannot write output file " + path_);
+}
+
+void ResultWriter::AppendCell(const std::vector<Json>& lines) {
+  std::string text;
+  for (const Json& line : lines) {
+    CheckRecordAgainstSchema(line);
+    text += line.dump();
+    text += '\n';
+  }
+  WriteAll(text);
+}
+
+void ResultWriter::Finish(std::size_t cells) {
+  WriteAll(Json{{"record", "end"}, {"complete", true}, {"cells", cells}}.dump() + "\n");
+}
+
+std::vector<Json> ReadResultLines(const std::string& path, Json* header, bool* complete) {
+  const std::string text = ReadWhole(path);
+  std::vector<Json> lines;
+  std::istringstream in(text);
+  bool first = true;
+  if (complete) *complete = false;
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty()) continue;
+    Json j;
+    try {
+      j = Json::parse(line);
+    } catch (const Json::parse_error&) {
+      if (in.peek() == EOF) break;  // a torn last line: the run was cut off mid-write
+      throw InputError(path + ": a line is not JSON");
+    }
+    if (first) {
+      if (j.value("record", "") != "header" || j.value("schema_version", 0) != kResultSchemaVersion) {
+        throw InputError(path + " is not an amqbench result file of schema version " +
+                         std::to_string(kResultSchemaVersion));
+      }
+      if (header) *header = j;
+      first = false;
+      continue;
+    }
+    if (j.value("record", "") == "end") {
+      if (complete) *complete = true;
+      continue;
+    }
+    lines.push_back(std::move(j));
+  }
+  if (first) throw InputError(path + " is empty, not a result file");
+  return lines;
+}
+
+}  // namespace amq

@@ -1,0 +1,177 @@
+// harness/runner.cc - the one grid runner (see the header).
+#include "harness/runner.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <numeric>
+#include <set>
+
+#include "core/errors.h"
+#include "harness/result_writer.h"
+#include "harness/schema.h"
+
+namespace amq {
+namespace {
+
+std::atomic<bool> g_interrupted{false};
+extern "C" void OnInterrupt(int) { g_interrupted = true; }
+
+double SecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+bool ExperimentPlan::Broken(const Json& cell_line) const {
+  return cell_line.value("false_negatives", 0) != 0 || !cell_line.value("consistent", true);
+}
+
+void InstallInterruptHandlers() {
+  std::signal(SIGINT, OnInterrupt);
+  std::signal(SIGTERM, OnInterrupt);
+}
+
+bool Interrupted() { return g_interrupted; }
+
+std::string FormatSeconds(double seconds) {
+  char text[32];
+  if (seconds < 60) {
+    std::snprintf(text, sizeof text, "%.1fs", seconds);
+  } else {
+    const long s = static_cast<long>(seconds + 0.5);
+    std::snprintf(text, sizeof text, "%ldm%02lds", s / 60, s % 60);
+  }
+  return text;
+}
+
+Shard ParseShard(const std::string& text) {
+  int k = 0, n = 0;
+  char tail = 0;
+  if (std::sscanf(text.c_str(), "%d/%d%c", &k, &n, &tail) != 2 || n < 1 || k < 1 || k > n ||
+      n > 10000) {
+    throw InputError("--shard must be K/N with 1 <= K <= N (e.g. 2/4), got '" + text + "'");
+  }
+  return {k - 1, n};
+}
+
+std::vector<bool> CellsOfShard(const std::vector<CellPlan>& cells, const Shard& shard) {
+  std::vector<bool> mine(cells.size(), !shard.active());
+  if (!shard.active()) return mine;
+  std::vector<std::size_t> order(cells.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    if (cells[a].cost != cells[b].cost) return cells[a].cost > cells[b].cost;
+    if (cells[a].cell_id != cells[b].cell_id) return cells[a].cell_id < cells[b].cell_id;
+    return a < b;
+  });
+  std::vector<double> load(shard.count, 0.0);
+  for (std::size_t i : order) {
+    const int target =
+        static_cast<int>(std::min_element(load.begin(), load.end()) - load.begin());
+    load[target] += cells[i].cost;
+    mine[i] = target == shard.index;
+  }
+  return mine;
+}
+
+RunOutcome RunPlan(ExperimentPlan& plan, const RunOptions& options) {
+  const auto started = std::chrono::steady_clock::now();
+  const std::vector<CellPlan>& cells = plan.cells();
+  RunOutcome outcome;
+  outcome.cells_planned = cells.size();
+
+  Json header = options.header;
+  header["record"] = "header";
+  header["schema_version"] = kResultSchemaVersion;
+  Json ids = Json::array();
+  for (const CellPlan& c : cells) ids.push_back(c.cell_id);
+  header["cells"] = ids;
+  // Header first, in the order readers expect.
+  Json ordered = {{"record", "header"}, {"schema_version", kResultSchemaVersion}};
+  for (const char* key : {"experiment", "suite", "context", "cells"}) {
+    ordered[key] = header.contains(key) ? header[key] : Json(nullptr);
+  }
+
+  plan.Prepare();
+  std::set<std::string> done;
+  bool was_complete = false;
+  const bool resuming = options.resume && std::filesystem::exists(options.out_path);
+  ResultWriter writer = resuming ? ResultWriter::Resume(options.out_path, ordered, done, was_complete)
+                                 : ResultWriter::Create(options.out_path, ordered);
+
+  const std::vector<bool> mine = CellsOfShard(cells, options.shard);
+  double cost_todo = 0;
+  std::size_t todo = 0;
+  for (std::size_t i = 0; i < cells.size(); ++i) {
+    if (!mine[i]) {
+      ++outcome.cells_other_shards;
+    } else if (done.count(DoneKey(cells[i].cell_id, cells[i].seed))) {
+      ++outcome.cells_kept;
+    } else {
+      cost_todo += cells[i].cost;
+      ++todo;
+    }
+  }
+  if (resuming && outcome.cells_kept > 0) {
+    std::fprintf(stderr, "%skept %zu cells already in %s; %zu to run\n",
+                 options.progress_prefix.c_str(), outcome.cells_kept, options.out_path.c_str(), todo);
+  }
+
+  std::size_t ran = 0;
+  for (std::size_t i = 0; i < cells.size(); ++i) {
+    if (!mine[i] || done.count(DoneKey(cells[i].cell_id, cells[i].seed))) continue;
+    if (Interrupted()) break;
+    std::vector<Json> lines = plan.Run(i);
+    const std::string kind = options.header["experiment"].value("kind", "");
+    const std::string experiment = options.header["experiment"].value("id", "");
+    for (Json& line : lines) {
+      // Identity fields first, so every line reads the same way.
+      Json front = {{"record", line.value("record", "cell")},
+                    {"cell_id", cells[i].cell_id},
+                    {"experiment", experiment},
+                    {"kind", kind},
+                    {"seed", line.contains("seed") ? line["seed"] : Json(cells[i].seed)}};
+      for (auto& [key, value] : line.items()) {
+        if (!front.contains(key)) front[key] = std::move(value);
+      }
+      line = std::move(front);
+    }
+    writer.AppendCell(lines);
+    const Json& cell_line = lines.back();
+    ++ran;
+    outcome.cost_run += cells[i].cost;
+    if (plan.Broken(cell_line)) {
+      ++outcome.broken;
+      std::fprintf(stderr, "amqbench: FALSE NEGATIVES OR A BROKEN INVARIANT in %s\n",
+                   cells[i].label.c_str());
+    }
+    const double elapsed = SecondsSince(started);
+    const double rate = outcome.cost_run > 0 ? elapsed / outcome.cost_run : 0;
+    const double eta = rate * (cost_todo - outcome.cost_run);
+    std::string suite_eta;
+    if (options.suite_cost_after > 0 || options.suite_cost_before > 0) {
+      const double suite_elapsed = options.suite_seconds_before + elapsed;
+      const double suite_done = options.suite_cost_before + outcome.cost_run;
+      const double suite_left = (cost_todo - outcome.cost_run) + options.suite_cost_after;
+      if (suite_done > 0) {
+        suite_eta = ", suite ETA " + FormatSeconds(suite_elapsed / suite_done * suite_left);
+      }
+    }
+    std::fprintf(stderr, "%scell %zu/%zu [%s, ETA %s%s] %s: %s\n", options.progress_prefix.c_str(),
+                 outcome.cells_kept + ran, todo + outcome.cells_kept, FormatSeconds(elapsed).c_str(),
+                 FormatSeconds(eta).c_str(), suite_eta.c_str(), cells[i].label.c_str(),
+                 plan.Describe(cell_line).c_str());
+  }
+  outcome.cells_run = ran;
+  outcome.interrupted = Interrupted() && outcome.cells_kept + ran < cells.size() - outcome.cells_other_shards;
+  outcome.complete = outcome.cells_kept + ran == cells.size() - outcome.cells_other_shards;
+  if (outcome.complete && !was_complete) writer.Finish(outcome.cells_kept + ran);
+  outcome.seconds = SecondsSince(started);
+  return outcome;
+}
+
+}  // namespace amq

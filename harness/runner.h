@@ -1,0 +1,101 @@
+// harness/runner.h - the one grid runner. Every experiment kind (filters, adapt_synthetic,
+// adapt_trace, adapt_adversarial, micro) is a plan: a list of cells with their identities, and
+// a way to run one. The runner owns everything else, the same for every kind:
+//   - per-cell identity (cell_id) and seed, recorded on every line;
+//   - the header naming every planned cell, and atomic, append-per-cell writing;
+//   - --resume (skip cells already recorded, by cell_id and seed) and --shard K/N (a
+//     deterministic share of the cells, balanced by their expected cost);
+//   - progress on stderr (experiment i of n, cell j of m, elapsed, ETA from the cells done);
+//   - SIGINT/SIGTERM: the running cell finishes, nothing after it starts, exit 130.
+// Dispatch to the kind happens once per cell; everything inside a cell is the kind's own
+// statically dispatched code (harness/kernels.h).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "harness/result_file.h"
+
+namespace amq {
+
+struct CellPlan {
+  Json identity;             // what defines the cell; hashed to cell_id
+  std::string cell_id;
+  std::uint64_t seed = 0;
+  double cost = 1;           // expected cost, in arbitrary units comparable within a suite
+  std::string label;         // for progress lines
+};
+
+class ExperimentPlan {
+ public:
+  virtual ~ExperimentPlan() = default;
+  virtual const std::vector<CellPlan>& cells() const = 0;
+  // Runs cell i; returns its lines, the cell line last (each with record, cell_id, seed, kind,
+  // experiment filled in by the runner if the kind left them out).
+  virtual std::vector<Json> Run(std::size_t i) = 0;
+  // One line of progress about a finished cell (bits/key, FPR, ...).
+  virtual std::string Describe(const Json& cell_line) const = 0;
+  // Whether a finished cell broke an invariant (false negatives, an inconsistent remote store).
+  virtual bool Broken(const Json& cell_line) const;
+  // Kinds that write a file of their own (micro: Google Benchmark's JSON) run here instead of
+  // through Run(); true when they did.
+  virtual bool RunsItself() const { return false; }
+  virtual int RunWhole(const std::string& /*out_path*/, bool /*resume*/) { return 0; }
+  // Reads what every cell needs and can be refused (a damaged trace), before the result file
+  // is created: bad input then leaves no file behind.
+  virtual void Prepare() {}
+  // The reason this experiment cannot run here (a missing optional trace or binary), or "".
+  virtual std::string SkipReason() const { return ""; }
+};
+
+struct Shard {
+  int index = 0;  // 0-based
+  int count = 1;
+  bool active() const { return count > 1; }
+};
+Shard ParseShard(const std::string& text);  // "K/N", 1 <= K <= N; throws InputError
+
+// Which cells a shard runs: cells sorted by cost (largest first, ties by cell_id) and dealt to
+// the least-loaded shard, so every shard gets about 1/N of the work and the split depends on
+// nothing but the plan.
+std::vector<bool> CellsOfShard(const std::vector<CellPlan>& cells, const Shard& shard);
+
+struct RunOptions {
+  std::string out_path;
+  Json header;          // experiment, suite and context; the runner adds record, schema_version, cells
+  bool resume = false;  // keep the cells already in out_path, run only the others
+  Shard shard;
+  std::string progress_prefix;  // "[experiment 3/20 space] "
+  // Suite-wide ETA: cost of the suite's experiments before and after this one.
+  double suite_cost_before = 0;
+  double suite_cost_after = 0;
+  double suite_seconds_before = 0;
+};
+
+struct RunOutcome {
+  std::size_t cells_planned = 0;  // in the whole plan
+  std::size_t cells_run = 0;      // by this run
+  std::size_t cells_kept = 0;     // already recorded, skipped on resume
+  std::size_t cells_other_shards = 0;
+  std::size_t broken = 0;
+  bool interrupted = false;
+  bool complete = false;          // every cell of this shard is recorded
+  double seconds = 0;
+  double cost_run = 0;
+};
+
+// Runs a plan into options.out_path. Throws InputError for bad output paths or a file that
+// belongs to another experiment; a cell's own exceptions propagate.
+RunOutcome RunPlan(ExperimentPlan& plan, const RunOptions& options);
+
+// Installs the SIGINT/SIGTERM handlers once; Interrupted() says whether one arrived.
+void InstallInterruptHandlers();
+bool Interrupted();
+
+// "12.3s", "4m05s": elapsed and ETA on progress lines.
+std::string FormatSeconds(double seconds);
+
+}  // namespace amq

@@ -1,0 +1,343 @@
+// harness/schema.cc - the field table (see schema.h) and the views generated from it.
+#include "harness/schema.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+
+#include "harness/registry.h"
+
+namespace amq {
+namespace {
+
+// Who carries a field. "filters" is the kind `amqbench run` and suite experiments of kind
+// filters write; "adapt_*" the three adaptive-filter kinds; rows are "cell", "trial", "window".
+constexpr const char* kEvery = "every data line";
+constexpr const char* kFilters = "filters";
+constexpr const char* kAdapt = "adapt_*";
+
+// One row per record field the harness writes, in the order records carry them.
+const std::vector<FieldSpec> kRecordFields = {
+    // Identity: what the line is and which cell it belongs to.
+    {"record", "string", "", "what the line is: cell (one cell of the grid), trial (one trial of an adapt cell) or window (one window of an adapt_trace replay)", kEvery},
+    {"cell_id", "string", "", "16 hex digits: XXH3 of what defines the cell (kind, filter, every parameter, the workload), independent of host, build and seed; two runs are matched cell for cell on (cell_id, seed)", kEvery},
+    {"experiment", "string", "", "the experiment's id (suite file), or run / adapt for those commands", kEvery},
+    {"kind", "string", "", "experiment kind: filters, adapt_synthetic, adapt_trace, adapt_adversarial", kEvery},
+    {"seed", "integer", "", "seed of keys, queries and every hash function (adapt trials: the trial's own seed)", kEvery},
+    {"filter", "string", "", "registered filter name (amqbench list)", kEvery},
+    {"family", "string", "", "filter family; theory curves are drawn per family", kFilters},
+    // The cell's parameters.
+    {"workload", "object", "", "what the keys and queries were: {kind, seed, queries: {count, positive_fraction, dist}, ...}; a trace adds its file, hash and statistics", kFilters},
+    {"keys", "integer", "keys", "keys offered to the filter (n)", kFilters},
+    {"capacity", "integer", "keys", "keys the filter was sized for: capacity, or n", kFilters},
+    {"target_fpr", "number|null", "fraction", "FPR target of this cell, or null", kFilters},
+    {"target_bits_per_key", "number|null", "bits/key", "bits-per-key target of this cell, or null", kFilters},
+    {"max_load", "number|null", "fraction", "table fill limit of this cell, or null (the family's default)", kFilters},
+    {"max_kicks", "integer", "count", "cuckoo family: evictions before an insert gives up", kFilters},
+    {"queries", "integer", "keys", "keys per timed query loop (Q)", kFilters},
+    {"positive_fraction", "number", "fraction", "share of members in the mixed query loop", kFilters},
+    {"repeats", "integer", "count", "timed repeats (R); timings are median, _min and _max over them", kFilters},
+    {"dynamic", "boolean", "", "true: built key by key (insert_ns); false: built at once (build_ns)", kFilters},
+    {"erasable", "boolean", "", "true if the filter supports erase", kFilters},
+    // Timings.
+    {"insert_ns", "number|null", "ns/key", "dynamic filters: ns per key to insert all n keys, median of R (pre-faulted memory)", "filters, dynamic"},
+    {"insert_ns_min", "number", "ns/key", "fastest of the R inserts", "filters, dynamic"},
+    {"insert_ns_max", "number", "ns/key", "slowest of the R inserts", "filters, dynamic"},
+    {"build_ns", "number|null", "ns/key", "static filters: ns per key to build over all n keys, median of R (after a warm-up build)", "filters, static"},
+    {"build_ns_min", "number", "ns/key", "fastest of the R builds", "filters, static"},
+    {"build_ns_max", "number", "ns/key", "slowest of the R builds", "filters, static"},
+    {"build_failed", "boolean", "", "true if a static filter could not be built (then error says why)", kFilters},
+    {"error", "string", "", "why the build failed", "filters, build_failed"},
+    {"query_ns_positive", "number|null", "ns/key", "ns per lookup of Q members sampled with replacement (median of R)", kFilters},
+    {"query_ns_positive_min", "number", "ns/key", "fastest pass", kFilters},
+    {"query_ns_positive_max", "number", "ns/key", "slowest pass", kFilters},
+    {"query_ns_negative", "number|null", "ns/key", "ns per lookup of Q distinct non-members (median of R)", kFilters},
+    {"query_ns_negative_min", "number", "ns/key", "fastest pass", kFilters},
+    {"query_ns_negative_max", "number", "ns/key", "slowest pass", kFilters},
+    {"query_ns_mixed", "number|null", "ns/key", "ns per lookup of the query stream: Q queries at positive_fraction with the cell's popularity, or every packet of a trace (median of R)", kFilters},
+    {"query_ns_mixed_min", "number", "ns/key", "fastest pass", kFilters},
+    {"query_ns_mixed_max", "number", "ns/key", "slowest pass", kFilters},
+    // Correctness.
+    {"false_negatives", "integer", "keys", "inserted keys (and stream queries about them) the filter did not find: must be 0, checked on every run against the exact key set", kEvery},
+    {"stream_queries", "integer", "queries", "queries in the stream (query_ns_mixed's loop)", kFilters},
+    {"churn_ns", "number|null", "ns/step", "churn: ns per churn step (erase, insert or query), median of R passes", "filters, churn"},
+    {"churn_ns_min", "number", "ns/step", "fastest churn pass", "filters, churn"},
+    {"churn_ns_max", "number", "ns/step", "slowest churn pass", "filters, churn"},
+    {"churn_rounds", "integer", "rounds", "churn rounds run", "filters, churn"},
+    {"churn_resident", "integer", "keys", "keys held during churn: 90% of n, so the other 10% circulate", "filters, churn"},
+    {"churn_ops", "integer", "steps", "churn steps timed (each round: one erase, one insert, churn_queries queries)", "filters, churn"},
+    {"churn_false_negatives", "integer", "queries", "churn queries about held keys answered absent (also in false_negatives)", "filters, churn"},
+    {"churn_insert_failures", "integer", "count", "churn inserts the filter refused", "filters, churn"},
+    {"churn_fpr", "number|null", "fraction", "churn queries about non-members answered present / those queries", "filters, churn"},
+    {"stream_negative_queries", "integer", "queries", "stream queries about non-members (repeats count each time)", kFilters},
+    {"stream_false_positives", "integer", "queries", "stream queries about non-members answered present", kFilters},
+    {"stream_fpr", "number|null", "fraction", "stream_false_positives / stream_negative_queries: the FPR the stream's users see", kFilters},
+    {"keys_inserted", "integer", "keys", "keys the filter holds (offered minus refused inserts)", kEvery},
+    {"insert_failures", "integer", "count", "inserts the filter refused (a full table)", kEvery},
+    // Space and accuracy.
+    {"size_bytes", "integer", "bytes", "the filter's storage", kEvery},
+    {"bits_per_key", "number", "bits/key", "8 * size_bytes / keys_inserted", kEvery},
+    {"bits_per_key_theory", "number", "bits/key", "bits per key the family's formula gives (see the filter's header)", kFilters},
+    {"fpr", "number|null", "fraction", "measured false-positive rate: false_positives / negative_queries (adapt cell rows: the mean over trials); null without negative queries", kEvery},
+    {"fpr_ci_low", "number", "fraction", "lower end of fpr's 95% Wilson interval over the queries", kEvery},
+    {"fpr_ci_high", "number", "fraction", "upper end of fpr's 95% Wilson interval over the queries", kEvery},
+    {"fpr_theory", "number", "fraction", "FPR the family's formula predicts for the filter's actual geometry and load", kFilters},
+    {"false_positives", "integer", "queries", "non-member queries answered present (adapt cell rows: summed over trials)", kEvery},
+    {"negative_queries", "integer", "queries", "non-member queries asked (filters: distinct non-members; adapt: every query to a non-member)", kEvery},
+    {"space_overhead_pct", "number|null", "percent", "100 * (bits_per_key / log2(1/fpr_theory) - 1): excess over the lower bound", kFilters},
+    {"load_factor", "number", "fraction", "table families: occupied slots / slots", kEvery},
+    // The adaptive-filter kinds (harness/adapt_experiment.h).
+    {"trial", "integer", "", "trial number within the cell (its seed is the cell's seed + trial)", "adapt_*, trial rows"},
+    {"trials", "integer", "count", "trials summarised in a cell row", "adapt_synthetic, adapt_adversarial cell rows"},
+    {"max_moves", "integer", "count", "Cuckooing ACF: moves of one fix before the table is rebuilt", kAdapt},
+    {"as_ratio", "number", "ratio", "|A| / |S|: non-member flows per member", "adapt_synthetic, adapt_trace"},
+    {"flows", "integer", "flows", "distinct non-member flows (|A|)", "adapt_synthetic, adapt_trace"},
+    {"queries_per_flow", "number", "queries", "mean queries per non-member flow", "adapt_synthetic, adapt_trace"},
+    {"popularity", "string", "", "how flows of A are drawn: uniform or zipf:ALPHA", "adapt_synthetic"},
+    {"flows_queried", "integer", "flows", "flows of A asked at least once", "adapt_synthetic"},
+    {"false_positives_first_query", "integer", "queries", "false positives on a flow's first query (what a static filter pays)", "adapt_synthetic"},
+    {"false_positives_repeat", "integer", "queries", "false positives on a flow's later queries (where adaptation pays)", "adapt_synthetic"},
+    {"fpr_first_query", "number", "fraction", "false_positives_first_query / flows_queried", "adapt_synthetic"},
+    {"fpr_repeat", "number", "fraction", "false_positives_repeat / repeated queries", "adapt_synthetic"},
+    {"fpr_min", "number", "fraction", "lowest trial fpr of the cell", "adapt_synthetic, adapt_adversarial cell rows"},
+    {"fpr_max", "number", "fraction", "highest trial fpr of the cell", "adapt_synthetic, adapt_adversarial cell rows"},
+    {"adaptations", "integer", "count", "false positives fixed", kAdapt},
+    {"remote_lookups", "integer", "count", "remote-store reads to confirm a positive answer", kAdapt},
+    {"remote_reads_for_adaptation", "integer", "count", "remote-store reads a fix needed", kAdapt},
+    {"moves", "integer", "count", "Cuckooing ACF: fingerprints moved by fixes", kAdapt},
+    {"failed_fixes", "integer", "count", "false positives that could not be fixed", kAdapt},
+    {"fpr_theory_end", "number", "fraction", "a fresh random non-member's FPR in the state the filter ended in (selector drift)", kAdapt},
+    {"consistent", "boolean", "", "the filter and its remote store agreed slot for slot at the end", kAdapt},
+    {"inconsistency", "string", "", "where the filter and its remote store disagreed", kAdapt},
+    {"trace", "string", "", "the replayed trace's file name", "adapt_trace"},
+    {"packets", "integer", "packets", "packets in the trace (window rows: in the window)", "adapt_trace"},
+    {"distinct_keys_inserted", "integer", "keys", "distinct keys offered to the filter before it reached its load", "adapt_trace"},
+    {"member_queries", "integer", "queries", "packets whose key the filter holds", "adapt_trace"},
+    {"windows", "integer", "count", "windows the replay is cut into", "adapt_trace cell rows"},
+    {"window", "integer", "", "window number, 0 first", "adapt_trace window rows"},
+    {"attack", "string", "", "known_fps (non-members that are false positives of the filter as built) or random_set", "adapt_adversarial"},
+    {"set_size", "integer", "keys", "non-members in the repeated query set", "adapt_adversarial"},
+    {"queries_per_set", "integer", "queries", "queries asked of the set (round the set once, then uniformly at random)", "adapt_adversarial"},
+    {"set_initially_false_positive", "integer", "keys", "set members the filter answered present before any query", "adapt_adversarial"},
+    {"non_members_scanned", "integer", "keys", "non-members tried to find the set", "adapt_adversarial"},
+    {"false_positives_static", "number", "queries", "expected false positives of the same filter without adaptation over the same schedule", "adapt_adversarial"},
+    {"false_positives_first_half", "integer", "queries", "false positives in the first half of the queries", "adapt_adversarial"},
+    {"false_positives_second_half", "integer", "queries", "false positives in the second half of the queries", "adapt_adversarial"},
+    {"last_false_positive_query", "integer", "", "index (from 1) of the last query answered falsely, 0 if none", "adapt_adversarial"},
+};
+
+const std::vector<FieldSpec> kContextFields = {
+    {"host_name", "string", "", "the machine's host name", "context"},
+    {"cpu_model", "string", "", "CPU model from /proc/cpuinfo", "context"},
+    {"cores", "integer", "count", "hardware threads", "context"},
+    {"caches", "array", "", "cache levels and sizes (sysfs, else glibc's CPUID view)", "context"},
+    {"cpu_has_bmi2", "boolean", "", "the CPU offers BMI2 (PDEP)", "context"},
+    {"cpu_has_avx2", "boolean", "", "the CPU offers AVX2", "context"},
+    {"kernel", "string", "", "uname: system and release", "context"},
+    {"compiler", "string", "", "compiler and version", "context"},
+    {"compiler_flags", "string", "", "flags of the build", "context"},
+    {"build_type", "string", "", "CMake build type", "context"},
+    {"march_native", "boolean", "", "true for a -DAMQ_MARCH_NATIVE=ON build", "context"},
+    {"git_commit", "string", "", "the source commit, or unknown", "context"},
+    {"git_dirty", "boolean", "", "tracked files had uncommitted changes", "context"},
+    {"command_line", "string", "", "the amqbench command line", "context"},
+    {"time_utc", "string", "", "when the file was started", "context"},
+    {"seed", "integer", "", "the run's base seed", "context"},
+};
+
+// The declared statistics of every registered filter, with the filters that report each.
+std::vector<FieldSpec> StatFields() {
+  std::vector<FieldSpec> stats;
+  std::map<std::string, std::size_t> index;
+  for (const FilterEntry& f : Registry()) {
+    for (const StatSpec& s : f.stats) {
+      const std::string name(s.name);
+      auto it = index.find(name);
+      if (it == index.end()) {
+        index[name] = stats.size();
+        stats.push_back({name, std::string(s.type), std::string(s.unit), std::string(s.meaning),
+                         "stat of " + std::string(f.name)});
+      } else {
+        stats[it->second].carried_by += ", " + std::string(f.name);
+      }
+    }
+  }
+  return stats;
+}
+
+bool JsonHasType(const Json& value, const std::string& declared) {
+  std::stringstream alternatives(declared);
+  for (std::string type; std::getline(alternatives, type, '|');) {
+    if ((type == "null" && value.is_null()) || (type == "integer" && value.is_number_integer()) ||
+        (type == "number" && value.is_number()) || (type == "string" && value.is_string()) ||
+        (type == "boolean" && value.is_boolean()) || (type == "object" && value.is_object()) ||
+        (type == "array" && value.is_array())) {
+      return true;
+    }
+  }
+  return false;
+}
+
+Json JsonTypeOf(const std::string& declared) {
+  Json types = Json::array();
+  std::stringstream alternatives(declared);
+  for (std::string type; std::getline(alternatives, type, '|');) types.push_back(type);
+  return types.size() == 1 ? types[0] : types;
+}
+
+std::string Escape(const std::string& text) {
+  std::string out;
+  for (char c : text) out += c == '|' ? std::string("\\|") : std::string(1, c);
+  return out;
+}
+
+}  // namespace
+
+const std::vector<FieldSpec>& RecordSchema() {
+  static const std::vector<FieldSpec> table = [] {
+    std::vector<FieldSpec> all = kRecordFields;
+    for (FieldSpec& s : StatFields()) all.push_back(std::move(s));
+    return all;
+  }();
+  return table;
+}
+
+const std::vector<FieldSpec>& ContextSchema() { return kContextFields; }
+
+const FieldSpec* FindRecordField(std::string_view name) {
+  static const std::map<std::string, const FieldSpec*, std::less<>> by_name = [] {
+    std::map<std::string, const FieldSpec*, std::less<>> m;
+    for (const FieldSpec& f : RecordSchema()) m.emplace(f.name, &f);
+    return m;
+  }();
+  const auto it = by_name.find(name);
+  return it == by_name.end() ? nullptr : it->second;
+}
+
+std::vector<std::string> SchemaProblems() { return SchemaProblems(Registry()); }
+
+std::vector<std::string> SchemaProblems(std::span<const FilterEntry> filters) {
+  std::vector<std::string> problems;
+  std::map<std::string, std::string> record_fields;
+  for (const FieldSpec& f : kRecordFields) {
+    if (!record_fields.emplace(f.name, f.meaning).second) {
+      problems.push_back("record field '" + f.name + "' is declared twice");
+    }
+  }
+  // A statistic is declared once (core/stat_catalog.h when shared); the same name with other
+  // words in two filters is two meanings for one word.
+  std::map<std::string, std::pair<StatSpec, std::string>> stats;
+  for (const FilterEntry& f : filters) {
+    std::map<std::string_view, int> own;
+    for (const StatSpec& s : f.stats) {
+      const std::string name(s.name);
+      if (++own[s.name] > 1) problems.push_back(std::string(f.name) + " declares '" + name + "' twice");
+      if (record_fields.count(name)) {
+        problems.push_back(std::string(f.name) + "'s statistic '" + name +
+                           "' collides with the record field of that name");
+      }
+      const auto [it, fresh] = stats.emplace(name, std::pair{s, std::string(f.name)});
+      const StatSpec& first = it->second.first;
+      if (!fresh && (first.type != s.type || first.unit != s.unit || first.meaning != s.meaning)) {
+        problems.push_back("'" + name + "' is declared by " + it->second.second + " and by " +
+                           std::string(f.name) + " with different words (declare it once, in "
+                           "core/stat_catalog.h)");
+      }
+    }
+  }
+  return problems;
+}
+
+void CheckRecordAgainstSchema(const Json& record) {
+  for (const auto& [name, value] : record.items()) {
+    const FieldSpec* spec = FindRecordField(name);
+    if (!spec) throw std::logic_error("record field '" + name + "' is not in the schema (harness/schema.cc)");
+    if (!JsonHasType(value, spec->type)) {
+      throw std::logic_error("record field '" + name + "' holds " + value.dump() +
+                             ", not the declared " + spec->type);
+    }
+  }
+}
+
+std::string LegendText() {
+  std::ostringstream out;
+  out << "Fields of each record in amqbench's result files (schema version " << kResultSchemaVersion
+      << "; results/README.md has the whole format):\n";
+  for (const FieldSpec& f : RecordSchema()) {
+    char line[64];
+    std::snprintf(line, sizeof line, "  %-28s ", f.name.c_str());
+    out << line << f.meaning << (f.unit.empty() ? "" : " [" + f.unit + "]") << " (" << f.type
+        << "; " << f.carried_by << ")\n";
+  }
+  return out.str();
+}
+
+std::string LegendMarkdown() {
+  std::ostringstream out;
+  out << "### Record fields\n\n| field | type | unit | meaning | carried by |\n|---|---|---|---|---|\n";
+  for (const FieldSpec& f : RecordSchema()) {
+    out << "| `" << f.name << "` | " << Escape(f.type) << " | " << f.unit << " | " << Escape(f.meaning)
+        << " | " << f.carried_by << " |\n";
+  }
+  out << "\n### Context fields (the header line's `context`)\n\n| field | type | meaning |\n|---|---|---|\n";
+  for (const FieldSpec& f : ContextSchema()) {
+    out << "| `" << f.name << "` | " << f.type << " | " << Escape(f.meaning) << " |\n";
+  }
+  return out.str();
+}
+
+Json ResultJsonSchema() {
+  Json record_properties = Json::object();
+  for (const FieldSpec& f : RecordSchema()) {
+    Json p = {{"type", JsonTypeOf(f.type)}, {"description", f.meaning}};
+    if (!f.unit.empty()) p["x-unit"] = f.unit;
+    p["x-carried-by"] = f.carried_by;
+    record_properties[f.name] = p;
+  }
+  Json context_properties = Json::object();
+  for (const FieldSpec& f : ContextSchema()) {
+    context_properties[f.name] = {{"type", JsonTypeOf(f.type)}, {"description", f.meaning}};
+  }
+  Json schema;
+  schema["$schema"] = "https://json-schema.org/draft/2020-12/schema";
+  schema["title"] = "amqbench result file line (schema version 2, JSON Lines)";
+  schema["description"] =
+      "Each line of a result file is one of: a header (first line), a data record (cell, trial "
+      "or window), an end line (last line of a finished run). Generated by amqbench legend "
+      "--json-schema from harness/schema.cc and the filters' declared statistics.";
+  schema["$defs"]["context"] = {{"type", "object"},
+                                {"properties", context_properties},
+                                {"required", {"host_name", "cpu_model", "git_commit", "command_line"}}};
+  schema["$defs"]["header"] = {
+      {"type", "object"},
+      {"properties",
+       {{"record", {{"const", "header"}}},
+        {"schema_version", {{"const", kResultSchemaVersion}}},
+        {"experiment", {{"type", "object"}, {"required", {"id", "kind"}}}},
+        {"suite", {{"type", {"object", "null"}}}},
+        {"context", {{"$ref", "#/$defs/context"}}},
+        {"cells", {{"type", "array"}, {"items", {{"type", "string"}}}}}}},
+      {"required", {"record", "schema_version", "experiment", "context", "cells"}},
+      {"additionalProperties", false}};
+  schema["$defs"]["data"] = {
+      {"type", "object"},
+      {"properties", record_properties},
+      {"required", {"record", "cell_id", "experiment", "kind", "seed", "filter"}},
+      {"additionalProperties", false}};
+  schema["$defs"]["end"] = {{"type", "object"},
+                            {"properties",
+                             {{"record", {{"const", "end"}}},
+                              {"complete", {{"type", "boolean"}}},
+                              {"cells", {{"type", "integer"}}}}},
+                            {"required", {"record", "complete", "cells"}},
+                            {"additionalProperties", false}};
+  schema["oneOf"] = {{{"$ref", "#/$defs/header"}},
+                     {{"allOf", {{{"$ref", "#/$defs/data"}},
+                                 {{"properties", {{"record", {{"enum", {"cell", "trial", "window"}}}}}}}}}},
+                     {{"$ref", "#/$defs/end"}}};
+  return schema;
+}
+
+}  // namespace amq
