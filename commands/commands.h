@@ -9,10 +9,12 @@ namespace amq {
 
 using Args = std::vector<std::string>;
 
-int ListCommand(const Args& args);    // harness/cli.cc: every filter and its parameters
-int LegendCommand(const Args& args);  // harness/cli.cc: every field of the output
-int RunCommand(const Args& args);     // harness/cli.cc: the benchmark grid
-int TraceCommand(const Args& args);   // traces/trace_command.cc: stats, synth, convert
-int AdaptCommand(const Args& args);   // harness/adapt_command.cc: adaptive-filter experiments
+int ListCommand(const Args& args);    // commands/run_command.cc: every filter and its capabilities
+int LegendCommand(const Args& args);  // commands/run_command.cc: every field of the output
+int RunCommand(const Args& args);     // commands/run_command.cc: one grid of filters
+int TraceCommand(const Args& args);   // commands/trace_command.cc: stats, synth, convert
+int AdaptCommand(const Args& args);   // commands/adapt_command.cc: adaptive-filter experiments
+int SuiteCommand(const Args& args);   // commands/suite_command.cc: run a suite file
+int MergeCommand(const Args& args);   // commands/suite_command.cc: join --shard outputs
 
 }  // namespace amq

@@ -16,6 +16,8 @@ constexpr const char* kUsage =
     "  legend    every field of run's JSON records, explained\n"
     "  trace     network traces: stats, synth, convert\n"
     "  adapt     adaptive cuckoo filter experiments\n"
+    "  suite     run a suite file (suites/default.toml): every experiment, resumable, shardable\n"
+    "  merge     join the outputs of suite --shard runs\n"
     "'amqbench COMMAND --help' documents each command's options.\n";
 
 }  // namespace
@@ -33,6 +35,8 @@ int main(int argc, char** argv) {
     if (command == "run") return amq::RunCommand(args);
     if (command == "trace") return amq::TraceCommand(args);
     if (command == "adapt") return amq::AdaptCommand(args);
+    if (command == "suite") return amq::SuiteCommand(args);
+    if (command == "merge") return amq::MergeCommand(args);
     throw amq::InputError("unknown command '" + command + "' (amqbench --help lists them)");
   } catch (const amq::InputError& e) {
     std::cerr << "amqbench: " << e.what() << '\n';

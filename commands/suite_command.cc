@@ -1,0 +1,341 @@
+// commands/suite_command.cc - `amqbench suite FILE`: run a suite file's experiments, one result
+// file each, into one directory; and `amqbench merge`: join the outputs of --shard runs into
+// the files one unsharded run would have written.
+#include <unistd.h>
+
+#include <boost/program_options.hpp>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <set>
+
+#include "commands/commands.h"
+#include "core/errors.h"
+#include "harness/result_file.h"
+#include "harness/result_writer.h"
+#include "harness/runner.h"
+#include "harness/suite.h"
+
+namespace amq {
+namespace po = boost::program_options;
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kManifest = "suite_run.json";
+
+// amqbench_micro beside this very binary: the portable micro-benchmarks of the same build.
+std::string MicroBesideSelf() {
+  std::error_code error;
+  const fs::path self = fs::read_symlink("/proc/self/exe", error);
+  return error ? std::string("amqbench_micro") : (self.parent_path() / "amqbench_micro").string();
+}
+
+double SecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+Json SuiteHeader(const Suite& suite, const Shard& shard) {
+  return {{"name", suite.name},
+          {"file", suite.file},
+          {"file_hash", suite.file_hash},
+          {"quick", suite.quick},
+          {"shard", shard.active() ? Json(std::to_string(shard.index + 1) + "/" + std::to_string(shard.count))
+                                   : Json(nullptr)}};
+}
+
+Json ReadJsonFile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError("cannot read " + path);
+  try {
+    return Json::parse(in);
+  } catch (const Json::exception&) {
+    throw InputError(path + " is not JSON");
+  }
+}
+
+}  // namespace
+
+int SuiteCommand(const Args& args) {
+  std::string file, only, out_dir, shard_text = "1/1", micro_native = "build-native/amqbench_micro";
+  bool quick = false, resume = false, list = false;
+  po::options_description options(
+      "amqbench suite FILE: run every experiment of a suite file (suites/default.toml) into one\n"
+      "directory, <out-dir>/<id>.jsonl each (Google Benchmark's <id>.json for micro), with\n"
+      "progress on stderr and a manifest, suite_run.json, of what ran and how long it took.\n"
+      "Options");
+  options.add_options()("help,h", "this text")(
+      "quick", po::bool_switch(&quick), "every experiment shrunk as its quick table says")(
+      "only", po::value(&only), "experiment ids, comma list: run only these")(
+      "out-dir", po::value(&out_dir), "where results go (default results, or results/quick with --quick)")(
+      "resume", po::bool_switch(&resume),
+      "keep the cells already recorded in out-dir and run only the others (after Ctrl-C, a reboot, a kill)")(
+      "shard", po::value(&shard_text), "K/N: run a deterministic 1/N of the cells, balanced by cost (join with amqbench merge)")(
+      "micro-native", po::value(&micro_native)->default_value(micro_native),
+      "amqbench_micro of a -DAMQ_MARCH_NATIVE=ON build, for micro experiments with build = \"native\"")(
+      "list", po::bool_switch(&list), "check the suite file and list its experiments and cells; run nothing")(
+      "file", po::value(&file), "the suite file");
+  po::positional_options_description positional;
+  positional.add("file", 1);
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(args).options(options).positional(positional).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw InputError(std::string("suite: ") + e.what());
+  }
+  if (vm.count("help")) {
+    std::cout << "usage: amqbench suite FILE [--quick] [--only ID,...] [--out-dir DIR] [--resume] "
+                 "[--shard K/N]\n"
+              << options;
+    return 0;
+  }
+  if (file.empty()) throw InputError("suite needs a suite file (e.g. suites/default.toml)");
+  const Shard shard = ParseShard(shard_text);
+  if (out_dir.empty()) out_dir = quick ? "results/quick" : "results";
+
+  SuiteOptions suite_options;
+  suite_options.quick = quick;
+  suite_options.micro_native = micro_native;
+  suite_options.micro_portable = MicroBesideSelf();
+  suite_options.cache = (fs::path(out_dir) / "cache").string();
+  // Every experiment is read, checked and planned before the first cell runs.
+  Suite suite = LoadSuite(file, suite_options);
+  const std::vector<std::size_t> chosen = SelectExperiments(suite, only);
+  if (list) {
+    std::printf("suite %s (%s)%s: %zu experiments\n", suite.name.c_str(), suite.file.c_str(),
+                quick ? ", quick" : "", chosen.size());
+    for (std::size_t i : chosen) {
+      const SuiteExperiment& e = suite.experiments[i];
+      double cost = 0;
+      for (const CellPlan& c : e.plan->cells()) cost += c.cost;
+      std::printf("  %-24s %-18s %5zu cells  cost %.3g  -> %s%s\n", e.id.c_str(), e.kind.c_str(),
+                  e.plan->cells().size(), cost, e.output_name().c_str(),
+                  e.plan->SkipReason().empty() ? "" : ("  (skipped: " + e.plan->SkipReason() + ")").c_str());
+    }
+    return 0;
+  }
+  std::error_code made;
+  fs::create_directories(out_dir, made);
+  if (!fs::is_directory(out_dir)) throw InputError("cannot create --out-dir " + out_dir);
+  CheckWritable((fs::path(out_dir) / kManifest).string());
+
+  const Json context = RunContext(CommandLine("suite", args), suite.seed);
+  Json manifest = {{"suite", SuiteHeader(suite, shard)},
+                   {"context", context},
+                   {"experiments", Json::array()},
+                   {"complete", false}};
+  double total_cost = 0;
+  std::vector<double> costs;
+  for (std::size_t i : chosen) {
+    double cost = 0;
+    const auto mine = CellsOfShard(suite.experiments[i].plan->cells(), shard);
+    for (std::size_t c = 0; c < mine.size(); ++c) cost += mine[c] ? suite.experiments[i].plan->cells()[c].cost : 0;
+    costs.push_back(cost);
+    total_cost += cost;
+  }
+
+  InstallInterruptHandlers();
+  const auto started = std::chrono::steady_clock::now();
+  double cost_before = 0;
+  std::size_t broken = 0;
+  bool interrupted = false;
+  for (std::size_t n = 0; n < chosen.size() && !interrupted; ++n) {
+    SuiteExperiment& e = suite.experiments[chosen[n]];
+    const std::string prefix = "[experiment " + std::to_string(n + 1) + "/" +
+                               std::to_string(chosen.size()) + " " + e.id + "] ";
+    const std::string out = (fs::path(out_dir) / e.output_name()).string();
+    Json entry = {{"id", e.id}, {"kind", e.kind}, {"file", e.output_name()}, {"skipped", nullptr}};
+    const auto experiment_started = std::chrono::steady_clock::now();
+    if (const std::string why = e.plan->SkipReason(); !why.empty()) {
+      std::fprintf(stderr, "%sskipped: %s\n", prefix.c_str(), why.c_str());
+      entry["skipped"] = why;
+    } else if (e.plan->RunsItself()) {
+      if (shard.active() && !CellsOfShard(e.plan->cells(), shard)[0]) {
+        entry["skipped"] = "another shard runs it";
+      } else {
+        std::fprintf(stderr, "%s%s\n", prefix.c_str(), e.plan->cells()[0].label.c_str());
+        interrupted = e.plan->RunWhole(out, resume) == 130;
+        entry["cells"] = 1;
+      }
+    } else {
+      RunOptions run;
+      run.out_path = out;
+      run.header = {{"experiment",
+                     {{"id", e.id},
+                      {"kind", e.kind},
+                      {"title", e.title},
+                      {"section", e.section},
+                      {"charts", e.charts},
+                      {"params", e.params}}},
+                    {"suite", SuiteHeader(suite, shard)},
+                    {"context", context}};
+      run.resume = resume;
+      run.shard = shard;
+      run.progress_prefix = prefix;
+      run.suite_cost_before = cost_before;
+      run.suite_cost_after = total_cost - cost_before - costs[n];
+      run.suite_seconds_before = SecondsSince(started);
+      const RunOutcome outcome = RunPlan(*e.plan, run);
+      broken += outcome.broken;
+      interrupted = outcome.interrupted;
+      entry["cells"] = outcome.cells_planned - outcome.cells_other_shards;
+      entry["cells_run"] = outcome.cells_run;
+      entry["cells_kept"] = outcome.cells_kept;
+      entry["complete"] = outcome.complete;
+    }
+    cost_before += costs[n];
+    entry["seconds"] = SecondsSince(experiment_started);
+    manifest["experiments"].push_back(entry);
+    manifest["wall_seconds"] = SecondsSince(started);
+    WriteJsonAtomically((fs::path(out_dir) / kManifest).string(), manifest);
+  }
+  if (interrupted) {
+    std::fprintf(stderr, "amqbench: interrupted after %s; finished cells are kept in %s (amqbench suite %s --resume continues)\n",
+                 FormatSeconds(SecondsSince(started)).c_str(), out_dir.c_str(), file.c_str());
+    return 130;
+  }
+  manifest["complete"] = true;
+  WriteJsonAtomically((fs::path(out_dir) / kManifest).string(), manifest);
+  std::fprintf(stderr, "amqbench: suite %s%s: %zu experiments in %s, into %s\n", suite.name.c_str(),
+               quick ? " (quick)" : "", chosen.size(), FormatSeconds(SecondsSince(started)).c_str(),
+               out_dir.c_str());
+  return broken ? 1 : 0;
+}
+
+int MergeCommand(const Args& args) {
+  std::string out_dir;
+  std::vector<std::string> shards;
+  po::options_description options(
+      "amqbench merge --out-dir DIR SHARD_DIR...: join the output directories of `amqbench suite\n"
+      "--shard K/N` runs (every K of one N, same suite file, same build) into the files one\n"
+      "unsharded run would have written.\nOptions");
+  options.add_options()("help,h", "this text")("out-dir", po::value(&out_dir), "where the merged files go")(
+      "shards", po::value(&shards)->multitoken(), "the shard output directories");
+  po::positional_options_description positional;
+  positional.add("shards", -1);
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(args).options(options).positional(positional).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw InputError(std::string("merge: ") + e.what());
+  }
+  if (vm.count("help")) {
+    std::cout << options;
+    return 0;
+  }
+  if (out_dir.empty()) throw InputError("merge needs --out-dir DIR");
+  if (shards.size() < 2) throw InputError("merge needs at least two shard directories");
+
+  // The shards must be the N parts of one run: same suite file and quick flag, same build.
+  std::vector<Json> manifests;
+  std::set<std::string> parts;
+  int count = 0;
+  for (const std::string& dir : shards) {
+    const Json m = ReadJsonFile((fs::path(dir) / kManifest).string());
+    if (!m.value("complete", false)) throw InputError(dir + " holds an unfinished shard (resume it first)");
+    const Json& s = m["suite"];
+    if (!s["shard"].is_string()) throw InputError(dir + " is not a --shard run");
+    const std::string part = s["shard"];
+    const int n = std::stoi(part.substr(part.find('/') + 1));
+    if (count == 0) count = n;
+    if (n != count) throw InputError(dir + " is shard " + part + " of another split");
+    if (!parts.insert(part).second) throw InputError("shard " + part + " is given twice");
+    if (!manifests.empty()) {
+      const Json& first = manifests.front();
+      if (s["file_hash"] != first["suite"]["file_hash"] || s["quick"] != first["suite"]["quick"]) {
+        throw InputError(dir + " comes from another suite file (or --quick differs); refusing to merge");
+      }
+      for (const char* key : {"git_commit", "compiler_flags", "march_native", "build_type"}) {
+        if (m["context"][key] != first["context"][key]) {
+          throw InputError(dir + " comes from another build (" + std::string(key) + " differs); refusing to merge");
+        }
+      }
+    }
+    manifests.push_back(m);
+  }
+  if (static_cast<int>(parts.size()) != count) {
+    throw InputError("merge needs all " + std::to_string(count) + " shards, got " + std::to_string(parts.size()));
+  }
+
+  std::error_code made;
+  fs::create_directories(out_dir, made);
+  if (!fs::is_directory(out_dir)) throw InputError("cannot create --out-dir " + out_dir);
+  Json merged = manifests.front();
+  merged["suite"]["shard"] = nullptr;
+  merged["experiments"] = Json::array();
+  double wall = 0;
+  for (const Json& m : manifests) wall = std::max(wall, m.value("wall_seconds", 0.0));
+  merged["wall_seconds"] = wall;
+  for (const Json& entry : manifests.front()["experiments"]) {
+    const std::string name = entry["file"];
+    Json out_entry = entry;
+    out_entry.erase("cells_run");
+    out_entry.erase("cells_kept");
+    double seconds = 0;
+    std::vector<std::string> present;
+    for (const std::string& dir : shards) {
+      if (fs::exists(fs::path(dir) / name)) present.push_back(dir);
+    }
+    for (const Json& m : manifests) {
+      for (const Json& e : m["experiments"]) {
+        if (e["id"] == entry["id"]) seconds += e.value("seconds", 0.0);
+      }
+    }
+    out_entry["seconds"] = seconds;
+    const std::string target = (fs::path(out_dir) / name).string();
+    if (entry["kind"] == "micro") {
+      if (present.size() > 1) throw InputError(name + " is in more than one shard");
+      if (present.size() == 1) fs::copy_file(fs::path(present[0]) / name, target, fs::copy_options::overwrite_existing);
+      if (present.empty()) out_entry["skipped"] = "not run by any shard";
+      merged["experiments"].push_back(out_entry);
+      continue;
+    }
+    if (present.empty()) {
+      merged["experiments"].push_back(out_entry);
+      continue;
+    }
+    // Every shard's lines, grouped by cell; written back in the plan's order.
+    Json header;
+    std::map<std::string, std::vector<Json>> by_cell;
+    for (const std::string& dir : present) {
+      Json h;
+      bool complete = false;
+      const std::vector<Json> lines = ReadResultLines((fs::path(dir) / name).string(), &h, &complete);
+      if (!complete) throw InputError(dir + "/" + name + " is unfinished");
+      if (header.is_null()) header = h;
+      if (h["cells"] != header["cells"]) throw InputError(dir + "/" + name + " plans other cells");
+      // Grouped by cell_id: a cell's trial rows carry their own seeds (the cell's seed + trial).
+      std::set<std::string> seen_here;
+      for (const Json& line : lines) {
+        const std::string id = line["cell_id"];
+        if (by_cell.count(id) && !seen_here.count(id)) {
+          throw InputError("cell " + id + " of " + name + " is in more than one shard");
+        }
+        seen_here.insert(id);
+        by_cell[id].push_back(line);
+      }
+    }
+    header["suite"]["shard"] = nullptr;
+    ResultWriter writer = ResultWriter::Create(target, header);
+    std::size_t cells = 0;
+    for (const Json& id : header["cells"]) {
+      const auto it = by_cell.find(id.get<std::string>());
+      if (it == by_cell.end()) throw InputError("no shard ran cell " + id.get<std::string>() + " of " + name);
+      writer.AppendCell(it->second);
+      by_cell.erase(it);
+      ++cells;
+    }
+    writer.Finish(cells);
+    merged["experiments"].push_back(out_entry);
+  }
+  WriteJsonAtomically((fs::path(out_dir) / kManifest).string(), merged);
+  std::fprintf(stderr, "amqbench: merged %zu shards into %s\n", shards.size(), out_dir.c_str());
+  return 0;
+}
+
+}  // namespace amq

@@ -1,0 +1,270 @@
+// commands/suite_command_test.cc - `amqbench suite` and `amqbench merge` from the outside: the
+// default suite parses (full and quick), every kind of bad suite file is refused with its file,
+// line and key, an interrupted suite (SIGINT or SIGKILL) resumes to every cell exactly once,
+// and two shards merged equal one unsharded run on every deterministic field.
+#include <gtest/gtest.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <set>
+#include <string>
+#include <thread>
+
+#include "commands/binary_test_support.h"
+
+extern char** environ;
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using amq::testing::ReadFile;
+
+const std::string kSource = AMQ_SOURCE_DIR;
+
+class Suite : public amq::testing::BinaryTest {
+ protected:
+  // Every line of every .jsonl file in a directory, by file name.
+  std::map<std::string, std::vector<json>> Lines(const fs::path& dir) {
+    std::map<std::string, std::vector<json>> files;
+    for (const auto& entry : fs::directory_iterator(dir)) {
+      if (entry.path().extension() != ".jsonl") continue;
+      std::istringstream in(ReadFile(entry.path()));
+      for (std::string line; std::getline(in, line);) {
+        if (!line.empty()) files[entry.path().filename().string()].push_back(json::parse(line));
+      }
+    }
+    return files;
+  }
+
+  // The count of each (file, cell_id) among cell lines, and whether every file is complete.
+  void ExpectEveryCellOnce(const fs::path& dir, std::size_t cells) {
+    std::size_t total = 0;
+    for (const auto& [name, lines] : Lines(dir)) {
+      ASSERT_FALSE(lines.empty());
+      const json& header = lines.front();
+      ASSERT_EQ(header["record"], "header") << name;
+      EXPECT_EQ(lines.back()["record"], "end") << name << " is not complete";
+      std::map<std::string, int> seen;
+      for (std::size_t i = 1; i < lines.size(); ++i) {
+        if (lines[i]["record"] == "cell") ++seen[lines[i]["cell_id"].get<std::string>()];
+        EXPECT_NE(lines[i]["record"], "header") << name << ": a second header";
+      }
+      for (const json& id : header["cells"]) {
+        EXPECT_EQ(seen[id.get<std::string>()], 1) << name << " cell " << id;
+        ++total;
+      }
+      EXPECT_EQ(seen.size(), header["cells"].size()) << name << " has cells it did not plan";
+    }
+    EXPECT_EQ(total, cells);
+  }
+};
+
+TEST_F(Suite, DefaultSuiteParsesFullAndQuick) {
+  for (const std::string quick : {"", " --quick"}) {
+    const Outcome o = Run("suite " + kSource + "/suites/default.toml --list" + quick);
+    ASSERT_EQ(o.status, 0) << o.err;
+    EXPECT_NE(o.out.find("seed_lab"), std::string::npos);
+    EXPECT_NE(o.out.find("adapt_adversarial"), std::string::npos);
+    EXPECT_NE(o.out.find("micro_native"), std::string::npos);
+  }
+}
+
+// What --quick changes, it shrinks: every experiment of the default suite costs less quick.
+TEST_F(Suite, QuickShrinksEveryExperiment) {
+  const Outcome full = Run("suite " + kSource + "/suites/default.toml --list");
+  const Outcome quick = Run("suite " + kSource + "/suites/default.toml --list --quick");
+  ASSERT_EQ(full.status, 0);
+  ASSERT_EQ(quick.status, 0);
+  const std::regex row(R"(^  (\S+)\s+\S+\s+\d+ cells  cost (\S+))");
+  std::map<std::string, double> full_cost;
+  std::istringstream f(full.out), q(quick.out);
+  for (std::string line; std::getline(f, line);) {
+    std::smatch m;
+    if (std::regex_search(line, m, row)) full_cost[m[1]] = std::stod(m[2]);
+  }
+  std::size_t compared = 0;
+  for (std::string line; std::getline(q, line);) {
+    std::smatch m;
+    if (!std::regex_search(line, m, row)) continue;
+    EXPECT_LT(std::stod(m[2]), full_cost.at(m[1])) << m[1] << " does not shrink with --quick";
+    ++compared;
+  }
+  EXPECT_EQ(compared, full_cost.size());
+}
+
+TEST_F(Suite, BadSuiteFilesAreRefusedWithTheirLineAndKey) {
+  const std::string good =
+      "[suite]\nname = \"t\"\n\n[[experiment]]\nid = \"a\"\nkind = \"filters\"\n"
+      "filters = { names = [\"bloom\"] }\nkeys = [1000]\nquick = { keys = [100] }\n";
+  struct Case {
+    std::string text;
+    std::string message;
+  };
+  const Case cases[] = {
+      {good + "colour = \"red\"\n", ":10:10: experiment 'a': unknown key 'colour' for kind filters"},
+      {good + "queries = \"many\"\n", ":10:11: experiment 'a': key 'queries': must be an integer"},
+      {good + "fpr = [0.01, 2]\n", ":10:14: experiment 'a': key 'fpr': 2 is outside"},
+      {"[suite]\nname = \"t\"\n[[experiment]]\nid = \"a\"\nkind = \"filters\"\n"
+       "filters = { names = [\"nosuchfilter\"] }\nquick = {}\n",
+       ":6:21: experiment 'a': filters: unknown filter 'nosuchfilter'"},
+      {"[suite]\nname = \"t\"\n[[experiment]]\nid = \"a\"\nkind = \"teleport\"\n"
+       "filters = { names = [\"bloom\"] }\nquick = {}\n",
+       ":5:8: experiment 'a': unknown kind 'teleport'"},
+      {good + "\n[[experiment]]\nid = \"a\"\nkind = \"filters\"\nfilters = { names = [\"bloom\"] }\n"
+              "quick = {}\n",
+       ":12:6: duplicate experiment id 'a'"},
+      {"[suite]\nname = \"t\"\n[[experiment]]\nid = \"a\"\nkind = \"filters\"\n"
+       "filters = { names = [\"bloom\"] }\n",
+       ":3:1: experiment 'a': has no quick table"},
+      {good + "quick2 = 1\n", "unknown key 'quick2'"},
+      {"[suite]\nname = \"t\"\n[[experiment]]\nid = \"a\"\nkind = \"filters\"\n"
+       "filters = { names = [\"bloom\"] }\nquick = { colour = 1 }\n",
+       ":7:20: experiment 'a': quick: key 'colour' is not a parameter of kind filters"},
+      {"[suite]\nname = \"t\"\n[[experiment]\n", ":3:"},
+      {"[suite]\nname = \"t\"\n[[experiment]]\nid = \"a\"\nkind = \"adapt_synthetic\"\n"
+       "filters = { names = [\"bloom\"] }\nquick = {}\n",
+       "filter 'bloom' cannot take part in adaptive experiments"},
+      {"[suite]\nname = \"t\"\nbogus = 1\n", ":3:9: [suite]: unknown key 'bogus'"},
+  };
+  for (const Case& c : cases) {
+    const fs::path file = dir_ / "bad.toml";
+    std::ofstream(file) << c.text;
+    const fs::path out = dir_ / "out";
+    const Outcome o = Run("suite " + file.string() + " --out-dir " + out.string());
+    EXPECT_EQ(o.status, 2) << c.text;
+    const std::string expected = c.message[0] == ':' ? file.string() + c.message : c.message;
+    EXPECT_NE(o.err.find(expected), std::string::npos) << "expected '" << expected << "' in: " << o.err;
+    EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << o.err;
+    EXPECT_FALSE(fs::exists(out)) << "a refused suite created its output directory";
+  }
+  const Outcome missing = Run("suite " + (dir_ / "none.toml").string());
+  EXPECT_EQ(missing.status, 2);
+  const Outcome only = Run("suite " + kSource + "/suites/default.toml --list --only seed_lab,nope");
+  EXPECT_EQ(only.status, 2);
+  EXPECT_NE(only.err.find("--only: no experiment 'nope'"), std::string::npos) << only.err;
+  const Outcome shard = Run("suite " + kSource + "/suites/default.toml --list --shard 3/2");
+  EXPECT_EQ(shard.status, 2);
+}
+
+// Interrupted between two cells (SIGINT: the running cell finishes) or anywhere at all (SIGKILL:
+// a cell may be half written), then resumed: every planned cell is recorded exactly once.
+TEST_F(Suite, ResumeAfterAnInterruptRunsEveryCellExactlyOnce) {
+  for (const int signal : {SIGINT, SIGKILL}) {
+    const fs::path out = dir_ / ("out" + std::to_string(signal));
+    const std::string suite = kSource + "/commands/testdata/slow_suite.toml";
+    std::vector<std::string> args = {AMQ_BINARY, "suite", suite, "--out-dir", out.string()};
+    std::vector<char*> argv;
+    for (std::string& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+    pid_t pid = 0;
+    ASSERT_EQ(posix_spawn(&pid, AMQ_BINARY, &actions, nullptr, argv.data(), environ), 0);
+    posix_spawn_file_actions_destroy(&actions);
+    // Wait for the first finished cell, then stop the run in the middle of the next one.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (std::chrono::steady_clock::now() < deadline) {
+      if (ReadFile(out / "first.jsonl").find("\"record\":\"cell\"") != std::string::npos) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(60));
+    kill(pid, signal);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    if (signal == SIGINT) {
+      ASSERT_TRUE(WIFEXITED(status));
+      EXPECT_EQ(WEXITSTATUS(status), 130);
+    } else {
+      EXPECT_TRUE(WIFSIGNALED(status));
+    }
+    const Outcome resumed = Run("suite " + suite + " --out-dir " + out.string() + " --resume");
+    ASSERT_EQ(resumed.status, 0) << resumed.err;
+    EXPECT_NE(resumed.err.find("kept "), std::string::npos) << "nothing was kept: " << resumed.err;
+    ExpectEveryCellOnce(out, 12);
+    // Resuming a finished suite runs nothing and changes nothing.
+    const std::string before = ReadFile(out / "first.jsonl") + ReadFile(out / "second.jsonl");
+    ASSERT_EQ(Run("suite " + suite + " --out-dir " + out.string() + " --resume").status, 0);
+    EXPECT_EQ(ReadFile(out / "first.jsonl") + ReadFile(out / "second.jsonl"), before);
+  }
+}
+
+// Timings aside, a line's fields are deterministic at a fixed seed.
+json Deterministic(json line) {
+  for (auto it = line.begin(); it != line.end();) {
+    const std::string key = it.key();
+    if (key.find("_ns") != std::string::npos) {
+      it = line.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  return line;
+}
+
+TEST_F(Suite, TwoShardsMergedEqualOneRun) {
+  const std::string suite = kSource + "/commands/testdata/small_suite.toml";
+  const fs::path whole = dir_ / "whole", a = dir_ / "a", b = dir_ / "b", merged = dir_ / "merged";
+  ASSERT_EQ(Run("suite " + suite + " --out-dir " + whole.string()).status, 0);
+  const Outcome one = Run("suite " + suite + " --out-dir " + a.string() + " --shard 1/2");
+  const Outcome two = Run("suite " + suite + " --out-dir " + b.string() + " --shard 2/2");
+  ASSERT_EQ(one.status, 0) << one.err;
+  ASSERT_EQ(two.status, 0) << two.err;
+  // Each shard runs some cells, and together they run each once.
+  const auto lines_a = Lines(a), lines_b = Lines(b);
+  std::size_t cells_a = 0, cells_b = 0;
+  for (const auto& [name, lines] : lines_a) {
+    for (const json& l : lines) cells_a += l["record"] == "cell";
+  }
+  for (const auto& [name, lines] : lines_b) {
+    for (const json& l : lines) cells_b += l["record"] == "cell";
+  }
+  EXPECT_GT(cells_a, 0u);
+  EXPECT_GT(cells_b, 0u);
+  EXPECT_EQ(cells_a + cells_b, 14u);
+  const Outcome m = Run("merge --out-dir " + merged.string() + " " + a.string() + " " + b.string());
+  ASSERT_EQ(m.status, 0) << m.err;
+  const auto expected = Lines(whole), got = Lines(merged);
+  ASSERT_EQ(got.size(), expected.size());
+  for (const auto& [name, lines] : expected) {
+    const auto& other = got.at(name);
+    ASSERT_EQ(other.size(), lines.size()) << name;
+    EXPECT_EQ(other.front()["cells"], lines.front()["cells"]) << name;
+    for (std::size_t i = 1; i < lines.size(); ++i) {
+      EXPECT_EQ(Deterministic(other[i]), Deterministic(lines[i])) << name << " line " << i;
+    }
+  }
+  // Shards of different suites, a shard given twice, or one missing: refused.
+  EXPECT_EQ(Run("merge --out-dir " + (dir_ / "x").string() + " " + a.string() + " " + a.string()).status, 2);
+  EXPECT_EQ(Run("merge --out-dir " + (dir_ / "x").string() + " " + a.string() + " " + whole.string()).status, 2);
+  const fs::path quick = dir_ / "quick";
+  ASSERT_EQ(Run("suite " + suite + " --quick --out-dir " + quick.string() + " --shard 2/2").status, 0);
+  const Outcome mixed = Run("merge --out-dir " + (dir_ / "x").string() + " " + a.string() + " " + quick.string());
+  EXPECT_EQ(mixed.status, 2);
+  EXPECT_NE(mixed.err.find("another suite"), std::string::npos) << mixed.err;
+}
+
+TEST_F(Suite, SameCellSameIdAcrossRunsAndSeeds) {
+  const std::string suite = kSource + "/commands/testdata/small_suite.toml";
+  ASSERT_EQ(Run("suite " + suite + " --out-dir " + (dir_ / "r1").string()).status, 0);
+  ASSERT_EQ(Run("suite " + suite + " --out-dir " + (dir_ / "r2").string()).status, 0);
+  const auto r1 = Lines(dir_ / "r1"), r2 = Lines(dir_ / "r2");
+  for (const auto& [name, lines] : r1) {
+    EXPECT_EQ(lines.front()["cells"], r2.at(name).front()["cells"]) << name;
+    std::set<std::string> ids;
+    for (const json& id : lines.front()["cells"]) ids.insert(id);
+    EXPECT_EQ(ids.size(), lines.front()["cells"].size()) << name << ": two cells share an id";
+  }
+}
+
+}  // namespace

@@ -1,0 +1,123 @@
+// harness/micro_experiment.cc - the micro kind (see the header).
+#include "harness/micro_experiment.h"
+
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "core/errors.h"
+#include "harness/cell_id.h"
+
+extern char** environ;
+
+namespace amq {
+namespace {
+
+// A Google Benchmark JSON file with at least one benchmark in it (gbench exits 0 even when its
+// filter matched nothing).
+bool HoldsBenchmarks(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return false;
+  try {
+    const Json doc = Json::parse(in);
+    return doc.contains("benchmarks") && !doc["benchmarks"].empty();
+  } catch (const Json::exception&) {
+    return false;
+  }
+}
+
+class MicroPlan : public ExperimentPlan {
+ public:
+  explicit MicroPlan(const MicroParams& p) : p_(p) {
+    CellPlan cell;
+    cell.identity = {{"kind", "micro"},
+                     {"filter", MicroBenchmarkFilter(p_)},
+                     {"build", p_.build},
+                     {"repetitions", p_.repetitions},
+                     {"min_time", p_.min_time}};
+    cell.cell_id = CellId(cell.identity);
+    // Roughly a second per benchmark per repetition, next to ~1e6 units per second elsewhere.
+    cell.cost = 1e6 * double(p_.filters.size() + 10 * p_.benchmarks.size()) * 3 * p_.repetitions;
+    cell.label = "amqbench_micro (" + p_.build + ")";
+    cells_.push_back(cell);
+  }
+
+  const std::vector<CellPlan>& cells() const override { return cells_; }
+  std::vector<Json> Run(std::size_t) override { return {}; }
+  std::string Describe(const Json&) const override { return ""; }
+  bool RunsItself() const override { return true; }
+
+  std::string SkipReason() const override {
+    if (access(p_.binary.c_str(), X_OK) != 0) {
+      return p_.build + " micro-benchmark binary " + p_.binary + " is not here" +
+             (p_.build == "native" ? " (run_all.sh builds it; or pass --micro-native PATH)" : "");
+    }
+    return "";
+  }
+
+  int RunWhole(const std::string& out_path, bool resume) override {
+    if (resume && HoldsBenchmarks(out_path)) {
+      std::fprintf(stderr, "  kept %s (already complete)\n", out_path.c_str());
+      return 0;
+    }
+    const std::string temp = out_path + ".tmp." + std::to_string(getpid());
+    std::vector<std::string> args = {p_.binary,
+                                     "--benchmark_filter=" + MicroBenchmarkFilter(p_),
+                                     "--benchmark_repetitions=" + std::to_string(p_.repetitions),
+                                     "--benchmark_out=" + temp, "--benchmark_out_format=json"};
+    if (p_.min_time > 0) {
+      std::ostringstream t;
+      t << "--benchmark_min_time=" << p_.min_time;
+      args.push_back(t.str());
+    }
+    std::vector<char*> argv;
+    for (std::string& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    // Google Benchmark's console table goes to stderr with the rest of the progress.
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, STDERR_FILENO, STDOUT_FILENO);
+    pid_t pid = 0;
+    const int spawned = posix_spawn(&pid, p_.binary.c_str(), &actions, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    if (spawned != 0) throw InputError("cannot run " + p_.binary);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0) {
+    }
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || !HoldsBenchmarks(temp)) {
+      std::remove(temp.c_str());
+      if (WIFSIGNALED(status) && (WTERMSIG(status) == SIGINT || WTERMSIG(status) == SIGTERM)) return 130;
+      throw std::runtime_error(p_.binary + " failed or ran no benchmark (status " +
+                               std::to_string(status) + ")");
+    }
+    if (std::rename(temp.c_str(), out_path.c_str()) != 0) {
+      throw InputError("cannot rename " + temp + " to " + out_path);
+    }
+    return 0;
+  }
+
+ private:
+  MicroParams p_;
+  std::vector<CellPlan> cells_;
+};
+
+}  // namespace
+
+std::string MicroBenchmarkFilter(const MicroParams& p) {
+  std::string names;
+  for (const auto& list : {p.filters, p.benchmarks}) {
+    for (const std::string& n : list) names += (names.empty() ? "" : "|") + n;
+  }
+  return "^(" + names + ")/";
+}
+
+std::unique_ptr<ExperimentPlan> MakeMicroPlan(const MicroParams& params) {
+  return std::make_unique<MicroPlan>(params);
+}
+
+}  // namespace amq

@@ -1,0 +1,30 @@
+// harness/micro_experiment.h - the "micro" kind: the Google Benchmark micro-benchmarks
+// (harness/micro_bench.cc and the family benchmark files) for the filters a suite selects, run
+// as one cell whose output is Google Benchmark's own JSON (<out-dir>/<id>.json), which every
+// tool that reads gbench output understands. A -march=native build is a second binary; where it
+// is missing the experiment is skipped and the run says why.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "harness/runner.h"
+
+namespace amq {
+
+struct MicroParams {
+  std::vector<std::string> filters;     // benchmark names start with "<filter>/"
+  std::vector<std::string> benchmarks;  // family benchmark prefixes ("quotient_family", "static")
+  std::string build = "portable";
+  std::string binary;                   // the amqbench_micro to run
+  int repetitions = 5;
+  double min_time = 0;                  // 0: Google Benchmark's default
+};
+
+std::unique_ptr<ExperimentPlan> MakeMicroPlan(const MicroParams& params);
+
+// The regular expression that selects exactly those benchmarks: ^(a|b|c)/
+std::string MicroBenchmarkFilter(const MicroParams& params);
+
+}  // namespace amq
