@@ -1,88 +1,158 @@
-"""Published and reference figures the report sets our measurements beside.
+"""Reference figures the report sets measurements beside: the seeds', the papers' and FastFilter's.
 
-Sources (facts carried over, not results of this code):
-  SEED_LAB        seed 000's hand-rolled cuckoo lab, its printed output
-                  (../shared/seeds/000_*.txt; REFERENCE_NUMBERS.md §5)
-  SEED_1PCT       seed 000's head-to-head table at 1% FPR, bits/key (REFERENCE_NUMBERS.md §5)
-  PRODUCTION      RocksDB and LevelDB from Debian's packages at n = 10^6 (REFERENCE_NUMBERS.md §3)
-  FASTFILTER      FastFilter's fastfilter_cpp bulk-insert-and-query at n = 10^6 on this machine
-                  class, ns/key as (median, best) of 6 runs (REFERENCE_NUMBERS.md §2)
+None of these is a result of this code. Each carries the source the report prints beside it;
+§ numbers are sections of REFERENCE_NUMBERS.md (the project's list of figures to measure against).
 """
 
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+SEED000 = "seed 000's printed output (REFERENCE_NUMBERS.md §5)"
+SEED000_1PCT = "seed 000's head-to-head table at 1% (REFERENCE_NUMBERS.md §5)"
+SEED002 = "seed 002 (REFERENCE_NUMBERS.md §5)"
+FASTFILTER_N6 = ("FastFilter's bulk-insert-and-query, n = 10^6, -march=native, measured on this machine"
+                 " class (REFERENCE_NUMBERS.md §2)")
+PRODUCTION_SOURCE = "Debian's RocksDB 7.8 and LevelDB 1.23, n = 10^6, measured here (REFERENCE_NUMBERS.md §3)"
+XOR_PAPER = "XOR filter paper (Graf and Lemire; REFERENCE_NUMBERS.md §5)"
+FUSE_PAPER = "binary fuse paper (Graf and Lemire; REFERENCE_NUMBERS.md §5)"
+CUCKOO_PAPER = "cuckoo filter paper (Fan, Andersen, Kaminsky, Mitzenmacher; REFERENCE_NUMBERS.md §5)"
+RSQF_PAPER = "RSQF/CQF paper (Pandey, Bender, Johnson, Patro; REFERENCE_NUMBERS.md §5)"
+RIBBON_PAPER = "Ribbon paper and RocksDB's measurements (REFERENCE_NUMBERS.md §1, §5)"
+ACF_PAPER = "adaptive cuckoo filters (Mitzenmacher, Pontarelli, Reviriego)"
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One reference number and where it comes from."""
+
+    value: float
+    source: str
+    label: str = ""
+
+
+# Seed 000's cuckoo lab: n = 30,000, ε = 1%, b = 4, 500 kicks, power-of-two bucket count.
 SEED_LAB = {
-    "fingerprint_bits": 10,
-    "buckets": 8192,
-    "load_factor": 0.9155,
-    "bits_per_key": 10.92,
-    "fpr": 0.0074,
-    "fpr_theory": 0.0078,
-    "kicks_total": 21953,
-    "insert_failures": 0,
-    "negative_queries": 30000,
+    "fingerprint_bits": Figure(10, SEED000),
+    "buckets": Figure(8192, SEED000),
+    "insert_failures": Figure(0, SEED000),
+    "load_factor": Figure(0.9155, SEED000),
+    "bits_per_key": Figure(10.92, SEED000),
+    "kicks_total": Figure(21953, SEED000),
+    "fpr": Figure(0.0074, SEED000, "measured over 30,000 non-members"),
+    "negative_queries": Figure(30000, SEED000),
+    "fpr_theory": Figure(0.0078, SEED000, "8/2^f = 2b/2^f"),
+    "keys": Figure(30000, SEED000),
 }
 
-# (our filter, operation) -> (FastFilter variant, median ns/key, best ns/key)
-FASTFILTER = {
-    ("bloom", "insert"): ("Bloom12 (k = 8)", 12.0, 7.6),
-    ("bloom", "query_present"): ("Bloom12 (k = 8)", 14.0, 9.3),
-    ("bloom", "query_absent"): ("Bloom12 (k = 8)", 24.0, 19.0),
-    ("blocked_bloom", "insert"): ("BlockedBloom (256-bit, SIMD)", 4.0, 2.5),
-    ("blocked_bloom", "query_present"): ("BlockedBloom (256-bit, SIMD)", 5.9, 3.7),
-    ("blocked_bloom", "query_absent"): ("BlockedBloom (256-bit, SIMD)", 6.0, 3.7),
-    ("cuckoo8", "insert"): ("Cuckoo8", 39.0, 33.0),
-    ("cuckoo8", "query_present"): ("Cuckoo8", 8.0, 6.0),
-    ("cuckoo8", "query_absent"): ("Cuckoo8", 8.9, 6.6),
-    ("cuckoo12", "insert"): ("Cuckoo12", 44.0, 39.0),
-    ("cuckoo12", "query_present"): ("Cuckoo12", 9.2, 7.0),
-    ("cuckoo12", "query_absent"): ("Cuckoo12", 9.7, 7.1),
-    ("cuckoo16", "insert"): ("Cuckoo16", 43.0, 38.0),
-    ("cuckoo16", "query_present"): ("Cuckoo16", 9.4, 7.2),
-    ("cuckoo16", "query_absent"): ("Cuckoo16", 9.4, 7.0),
-    ("xor8", "build"): ("Xor8", 301.0, 235.0),
-    ("xor8", "query_present"): ("Xor8", 6.3, 4.8),
-    ("xor8", "query_absent"): ("Xor8", 6.8, 5.4),
-    ("xor16", "build"): ("Xor16", 185.0, 148.0),
-    ("xor16", "query_present"): ("Xor16", 8.0, 5.9),
-    ("xor16", "query_absent"): ("Xor16", 10.5, 7.3),
-    ("binary_fuse8", "build"): ("BinaryFuse8", 52.0, 38.0),
-    ("binary_fuse8", "query_present"): ("BinaryFuse8", 8.3, 4.9),
-    ("binary_fuse8", "query_absent"): ("BinaryFuse8", 8.6, 5.4),
-    ("binary_fuse8_4wise", "build"): ("BinaryFuse8 4-wise", 51.0, 37.0),
-    ("binary_fuse8_4wise", "query_present"): ("BinaryFuse8 4-wise", 8.3, 5.3),
-    ("binary_fuse8_4wise", "query_absent"): ("BinaryFuse8 4-wise", 9.0, 5.8),
-    ("binary_fuse16", "build"): ("BinaryFuse16", 53.0, 38.0),
-    ("binary_fuse16", "query_present"): ("BinaryFuse16", 9.2, 6.0),
-    ("binary_fuse16", "query_absent"): ("BinaryFuse16", 10.2, 7.0),
-    ("ribbon", "build"): ("StandardRibbon64 (r = 7)", 60.0, 38.0),
-    ("ribbon", "query_present"): ("StandardRibbon64 (r = 7)", 23.0, 14.0),
-    ("ribbon", "query_absent"): ("StandardRibbon64 (r = 7)", 29.0, 22.0),
-}
 
+@dataclass(frozen=True)
+class SeedSpace:
+    label: str
+    bits_per_key: float
+    load: float | None  # the load the seed's figure assumes, where it states one
+
+
+# Seed 000's bits/key at ε = 1%, by family.
 SEED_1PCT = {
-    "bloom": ("Bloom (optimal)", 9.6),
-    "cuckoo": ("Cuckoo, b = 4, 95% load", 10.5),
-    "xor": ("XOR, 7-bit fingerprints", 8.6),
-    "binary_fuse": ("binary fuse", 7.5),
-    "ribbon": ("Ribbon (RocksDB wiki)", 7.0),
-    "quotient": ("quotient, n = 10^6 at 90% load", 33.0),
+    "bloom": SeedSpace("Bloom (optimal)", 9.6, None),
+    "cuckoo": SeedSpace("cuckoo, b = 4, 95% load", 10.5, 0.95),
+    "xor": SeedSpace("XOR, 7-bit fingerprints", 8.6, None),
+    "binary_fuse": SeedSpace("binary fuse", 7.5, None),
+    "ribbon": SeedSpace("Ribbon (RocksDB wiki)", 7.0, None),
+    "quotient": SeedSpace("quotient, n = 10^6 at 90% load", 33.0, 0.90),
 }
 
-# filter -> (configuration, bits/key, FPR)
-PRODUCTION = {
-    "rocksdb_bloom": ("RocksDB 7.8 FastLocalBloom, NewBloomFilterPolicy(10)", 10.0004, 0.0097),
-    "rocksdb_ribbon": ("RocksDB 7.8 Standard128Ribbon, NewRibbonFilterPolicy(10, -1)", 7.102, 0.00956),
-    "leveldb_bloom": ("LevelDB 1.23 NewBloomFilterPolicy(10), 10^6 keys", 10.000, 0.0130),
+
+@dataclass(frozen=True)
+class Timing:
+    variant: str
+    median_ns: float
+    best_ns: float
+    source: str = FASTFILTER_N6
+
+
+# (our filter, operation) -> FastFilter's nearest variant, ns/key as median / best of 6 runs.
+FASTFILTER_SPEED = {
+    ("bloom", "insert"): Timing("Bloom12 (k = 8)", 12.0, 7.6),
+    ("bloom", "query_present"): Timing("Bloom12 (k = 8)", 14.0, 9.3),
+    ("bloom", "query_absent"): Timing("Bloom12 (k = 8)", 24.0, 19.0),
+    ("blocked_bloom", "insert"): Timing("BlockedBloom (256-bit, SIMD)", 4.0, 2.5),
+    ("blocked_bloom", "query_present"): Timing("BlockedBloom (256-bit, SIMD)", 5.9, 3.7),
+    ("blocked_bloom", "query_absent"): Timing("BlockedBloom (256-bit, SIMD)", 6.0, 3.7),
+    ("cuckoo8", "insert"): Timing("Cuckoo8", 39.0, 33.0),
+    ("cuckoo8", "query_present"): Timing("Cuckoo8", 8.0, 6.0),
+    ("cuckoo8", "query_absent"): Timing("Cuckoo8", 8.9, 6.6),
+    ("cuckoo12", "insert"): Timing("Cuckoo12", 44.0, 39.0),
+    ("cuckoo12", "query_present"): Timing("Cuckoo12", 9.2, 7.0),
+    ("cuckoo12", "query_absent"): Timing("Cuckoo12", 9.7, 7.1),
+    ("cuckoo16", "insert"): Timing("Cuckoo16", 43.0, 38.0),
+    ("cuckoo16", "query_present"): Timing("Cuckoo16", 9.4, 7.2),
+    ("cuckoo16", "query_absent"): Timing("Cuckoo16", 9.4, 7.0),
+    ("xor8", "build"): Timing("Xor8", 301.0, 235.0),
+    ("xor8", "query_present"): Timing("Xor8", 6.3, 4.8),
+    ("xor8", "query_absent"): Timing("Xor8", 6.8, 5.4),
+    ("xor16", "build"): Timing("Xor16", 185.0, 148.0),
+    ("xor16", "query_present"): Timing("Xor16", 8.0, 5.9),
+    ("xor16", "query_absent"): Timing("Xor16", 10.5, 7.3),
+    ("binary_fuse8", "build"): Timing("BinaryFuse8", 52.0, 38.0),
+    ("binary_fuse8", "query_present"): Timing("BinaryFuse8", 8.3, 4.9),
+    ("binary_fuse8", "query_absent"): Timing("BinaryFuse8", 8.6, 5.4),
+    ("binary_fuse8_4wise", "build"): Timing("BinaryFuse8 4-wise", 51.0, 37.0),
+    ("binary_fuse8_4wise", "query_present"): Timing("BinaryFuse8 4-wise", 8.3, 5.3),
+    ("binary_fuse8_4wise", "query_absent"): Timing("BinaryFuse8 4-wise", 9.0, 5.8),
+    ("binary_fuse16", "build"): Timing("BinaryFuse16", 53.0, 38.0),
+    ("binary_fuse16", "query_present"): Timing("BinaryFuse16", 9.2, 6.0),
+    ("binary_fuse16", "query_absent"): Timing("BinaryFuse16", 10.2, 7.0),
+    # Our w = 64 standard Ribbon; our "ribbon" is w = 128, which FastFilter does not time.
+    ("ribbon64", "build"): Timing("StandardRibbon64 (r = 7)", 60.0, 38.0),
+    ("ribbon64", "query_present"): Timing("StandardRibbon64 (r = 7)", 23.0, 14.0),
+    ("ribbon64", "query_absent"): Timing("StandardRibbon64 (r = 7)", 29.0, 22.0),
 }
 
-# FastFilter's bits/key and FPR for the 8-bit-fingerprint table (REFERENCE_NUMBERS.md §2)
-FASTFILTER_SPACE = {
-    "xor8": (9.84, 0.00389),
-    "xor16": (19.68, 0.000016),
-    "binary_fuse8": (9.04, 0.00393),
-    "binary_fuse8_4wise": (8.62, 0.00388),
-    "binary_fuse16": (18.09, 0.000018),
-    "ribbon64": (7.98, 0.00784),
-    "cuckoo8": (8.51, 0.02916),
-    "cuckoo12": (12.77, 0.00181),
-    "cuckoo16": (17.02, 0.000113),
+
+@dataclass(frozen=True)
+class Space:
+    label: str
+    bits_per_key: float
+    fpr: float
+    source: str
+    load: float | None = None  # table families: the load the reference ran at
+
+
+# filter -> FastFilter's or a production library's bits/key and FPR at n = 10^6.
+SPACE = {
+    "xor8": Space("FastFilter Xor8", 9.84, 0.00389, FASTFILTER_N6),
+    "xor16": Space("FastFilter Xor16", 19.68, 0.000016, FASTFILTER_N6),
+    "binary_fuse8": Space("FastFilter BinaryFuse8", 9.04, 0.00393, FASTFILTER_N6),
+    "binary_fuse8_4wise": Space("FastFilter BinaryFuse8 4-wise", 8.62, 0.00388, FASTFILTER_N6),
+    "binary_fuse16": Space("FastFilter BinaryFuse16", 18.09, 0.000018, FASTFILTER_N6),
+    "ribbon64": Space("FastFilter StandardRibbon64 (r = 7)", 7.98, 0.00784, FASTFILTER_N6),
+    # FastFilter's cuckoo sizes its table to 94% load without a power-of-two bucket count.
+    "cuckoo8": Space("FastFilter Cuckoo8", 8.51, 0.02916, FASTFILTER_N6, load=0.94),
+    "cuckoo12": Space("FastFilter Cuckoo12", 12.77, 0.00181, FASTFILTER_N6, load=0.94),
+    "cuckoo16": Space("FastFilter Cuckoo16", 17.02, 0.000113, FASTFILTER_N6, load=0.94),
+    "rocksdb_bloom": Space("RocksDB 7.8 FastLocalBloom, NewBloomFilterPolicy(10)", 10.0004, 0.0097,
+                           PRODUCTION_SOURCE),
+    "rocksdb_ribbon": Space("RocksDB 7.8 Standard128Ribbon, NewRibbonFilterPolicy(10, -1)", 7.102,
+                            0.00956, PRODUCTION_SOURCE),
+    "leveldb_bloom": Space("LevelDB 1.23 NewBloomFilterPolicy(10), one filter over 10^6 keys", 10.000,
+                           0.0130, PRODUCTION_SOURCE),
 }
+
+# FastFilter's CQF at n = 10^6 (r = 8).
+FASTFILTER_CQF = Space("FastFilter CQF (r = 8)", 21.38, 0.00193, FASTFILTER_N6)
+
+# Claims from the papers, each a number the sections judge a measurement against.
+XOR8_BITS = Figure(9.84, XOR_PAPER, "xor8 bits/key")
+XOR8_FPR = Figure(0.0039, XOR_PAPER, "xor8 FPR")
+FUSE3_OVERHEAD_PCT = Figure(13.0, FUSE_PAPER, "3-wise: within 13% of the lower bound")
+FUSE4_OVERHEAD_PCT = Figure(8.0, FUSE_PAPER, "4-wise: within 8% of the lower bound")
+FUSE_BUILD_SPEEDUP = Figure(2.0, FUSE_PAPER, "construction more than twice as fast as XOR's")
+CUCKOO_LOAD = Figure(0.95, CUCKOO_PAPER, "b = 4 reaches ~95% load")
+RSQF_METADATA_BITS = Figure(2.125, RSQF_PAPER, "2.125 metadata bits per slot")
+RIBBON_SAVING_PCT = Figure(30.0, RIBBON_PAPER, "RocksDB's Ribbon ~30% smaller than its Bloom at equal FPR")
+RIBBON128_OVERHEAD_PCT = Figure(6.0, RIBBON_PAPER, "Standard128Ribbon ~6% over the lower bound")
+ACF_ONE_FALSE_POSITIVE = Figure(1.0, ACF_PAPER,
+                                "a false positive, once reported, is adapted away: at most about one"
+                                " per attacked non-member")

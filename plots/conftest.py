@@ -1,0 +1,6 @@
+"""Tests import the plots modules by name, as report.py does."""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))

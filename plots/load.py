@@ -1,0 +1,262 @@
+"""One loader for every result file amqbench writes: a tidy pandas frame, one row per record.
+
+    frame = load.load("results/space.jsonl")     # the rows
+    result = load.read("results/space.jsonl")    # the rows plus header, context and completeness
+
+Formats (results/README.md):
+  * schema version 2, JSON Lines: a header line, data lines ("cell", "trial", "window") and,
+    when the run finished, an "end" line. Each line is validated against a JSON Schema
+    (<repo>/results/schema.json, written by `amqbench legend --json-schema`; skipped while that
+    file does not exist). A truncated last line is an interrupted write: it is dropped and the
+    file reads as incomplete.
+  * schema version 1: one document {"schema_version": 1, "context", "complete", "records"} from
+    `amqbench run` or `amqbench adapt`. Its records are renamed to version 2's vocabulary here,
+    so nothing downstream sees version 1 names.
+  * Google Benchmark's JSON {"context", "benchmarks"}: names "<filter>/<operation>" or
+    "<suite>/<filter>/<operation>" are split, and the ns_per_key counter (stored by Google
+    Benchmark in seconds per key, as an inverted rate) is converted to ns.
+
+Nested fields are flattened with "." (workload.kind). Every driver row also gets the context's
+host_name, cpu_model, git_commit, march_native and build_type, plus "source" (the file name)
+and "complete".
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+REPO = Path(__file__).resolve().parent.parent
+DEFAULT_SCHEMA = REPO / "results" / "schema.json"
+
+CONTEXT_COLUMNS = ("host_name", "cpu_model", "git_commit", "march_native", "build_type")
+DATA_RECORDS = ("cell", "trial", "window")
+
+# Google Benchmark files of a benchmark family name their benchmarks "<suite>/<filter>/<operation>".
+BENCHMARK_SUITES = ("quotient_family", "static")
+
+# Version 1 `amqbench adapt` records: their "experiment" field -> (kind, record).
+V1_ADAPT_RECORDS = {
+    "synthetic": ("adapt_synthetic", "trial"),
+    "synthetic_summary": ("adapt_synthetic", "cell"),
+    "trace": ("adapt_trace", "cell"),
+    "trace_window": ("adapt_trace", "window"),
+    "adversarial": ("adapt_adversarial", "trial"),
+    "adversarial_summary": ("adapt_adversarial", "cell"),
+}
+V1_ADAPT_RENAMES = {"filter_bytes": "size_bytes", "keys": "keys_inserted", "queries": "negative_queries"}
+
+
+class ResultFileError(ValueError):
+    """A file that is not a readable result file; the message names the file (and line)."""
+
+
+@dataclass
+class ResultFile:
+    path: Path
+    format: str  # "v2", "v1" or "gbench"
+    frame: pd.DataFrame
+    context: dict
+    complete: bool
+    experiment: dict = field(default_factory=dict)  # version 2 header's experiment
+    suite: dict | None = None  # version 2 header's suite (None outside a suite run)
+
+
+def load(path: str | Path, schema: str | Path | None = DEFAULT_SCHEMA) -> pd.DataFrame:
+    """The tidy frame of one result file (see the module docstring)."""
+    return read(path, schema).frame
+
+
+def read(path: str | Path, schema: str | Path | None = DEFAULT_SCHEMA) -> ResultFile:
+    """Read any result file; `schema` validates version 2 lines (None, or a missing file: no
+    validation). Raises ResultFileError for anything that is not a result file."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise ResultFileError(f"{path}: cannot read ({error})") from error
+    if not text.strip():
+        raise ResultFileError(f"{path}: empty file")
+    if _first_line_is_header(text):
+        return _read_v2(path, text, schema)
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise ResultFileError(f"{path}: not valid JSON ({error.msg} at line {error.lineno},"
+                              f" column {error.colno}); truncated or not a result file") from error
+    if isinstance(doc, dict) and "records" in doc:
+        return _read_v1(path, doc)
+    if isinstance(doc, dict) and "benchmarks" in doc:
+        return _read_gbench(path, doc)
+    raise ResultFileError(f"{path}: neither an amqbench result file (schema version 1 or 2)"
+                          " nor Google Benchmark JSON")
+
+
+def _first_line_is_header(text: str) -> bool:
+    first = text.lstrip().split("\n", 1)[0]
+    try:
+        obj = json.loads(first)
+    except json.JSONDecodeError:
+        return False
+    return isinstance(obj, dict) and obj.get("record") == "header"
+
+
+def _with_file_columns(frame: pd.DataFrame, context: dict, path: Path, complete: bool) -> pd.DataFrame:
+    for column in CONTEXT_COLUMNS:
+        frame[column] = context.get(column)
+    frame["source"] = path.name
+    frame["complete"] = complete
+    return frame
+
+
+# --- schema version 2 -------------------------------------------------------------------------
+
+@functools.lru_cache(maxsize=8)
+def _validator(schema_path: str):
+    import jsonschema  # only version 2 files need it
+
+    try:
+        schema = json.loads(Path(schema_path).read_text(encoding="utf-8"))
+        cls = jsonschema.validators.validator_for(schema)
+        cls.check_schema(schema)
+    except (OSError, json.JSONDecodeError, jsonschema.SchemaError) as error:
+        raise ResultFileError(f"{schema_path}: not a usable JSON Schema ({error})") from error
+    return cls(schema)
+
+
+def _schema_error(obj: dict, schema: str | Path | None) -> str | None:
+    """The most relevant way a line breaks the schema, as "field 'x': message", or None."""
+    if schema is None or not Path(schema).is_file():
+        return None
+    import jsonschema
+
+    error = jsonschema.exceptions.best_match(_validator(str(schema)).iter_errors(obj))
+    if error is None:
+        return None
+    where = ".".join(str(p) for p in error.absolute_path)
+    return f"field '{where}': {error.message}" if where else error.message
+
+
+def _read_v2(path: Path, text: str, schema: str | Path | None) -> ResultFile:
+    lines = text.split("\n")
+    numbered = [(n, line) for n, line in enumerate(lines, 1) if line.strip()]
+    last_number = numbered[-1][0]
+    header, rows, complete = None, [], False
+    for number, line in numbered:
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as error:
+            if number == last_number:
+                break  # a write interrupted mid-line: the run stopped here
+            raise ResultFileError(f"{path} line {number}: not valid JSON ({error.msg})") from error
+        if not isinstance(obj, dict):
+            raise ResultFileError(f"{path} line {number}: not a JSON object")
+        problem = _schema_error(obj, schema)
+        if problem:
+            raise ResultFileError(f"{path} line {number}: {problem}")
+        record = obj.get("record")
+        if header is None:
+            if record != "header" or obj.get("schema_version") != 2:
+                raise ResultFileError(f"{path} line {number}: field 'schema_version': expected a"
+                                      " schema_version 2 header first")
+            header = obj
+        elif complete:
+            raise ResultFileError(f"{path} line {number}: a record after the end record")
+        elif record == "end":
+            complete = obj.get("complete", True) is True
+        elif record in DATA_RECORDS:
+            rows.append(obj)
+        else:
+            raise ResultFileError(f"{path} line {number}: field 'record': {record!r} is not one of"
+                                  f" header, {', '.join(DATA_RECORDS)}, end")
+    if header is None:
+        raise ResultFileError(f"{path}: the header line is truncated; no records to read")
+    # Rows follow the header's cell list (the grid's order), whatever order the lines were
+    # written in; lines of one cell keep their file order.
+    order = {cell_id: i for i, cell_id in enumerate(header.get("cells") or [])}
+    rows.sort(key=lambda row: order.get(row.get("cell_id"), len(order)))
+    context = header.get("context") or {}
+    frame = pd.json_normalize(rows, sep=".") if rows else pd.DataFrame(
+        columns=["record", "cell_id", "seed", "kind", "experiment"])
+    return ResultFile(path, "v2", _with_file_columns(frame, context, path, complete), context,
+                      complete, header.get("experiment") or {}, header.get("suite"))
+
+
+# --- schema version 1 -------------------------------------------------------------------------
+
+def _upgrade_v1(record: dict, experiment: str) -> dict:
+    """A version 1 record in version 2's vocabulary."""
+    v1_experiment = record.get("experiment")
+    if v1_experiment in V1_ADAPT_RECORDS:
+        kind, kind_of_record = V1_ADAPT_RECORDS[v1_experiment]
+        out = {}
+        for name, value in record.items():
+            renamed = V1_ADAPT_RENAMES.get(name, name)
+            if renamed in record and renamed != name:
+                renamed = name  # never overwrite a field the record already has
+            out[renamed] = value
+    else:
+        kind, kind_of_record, out = "filters", "cell", dict(record)
+    out.update(record=kind_of_record, kind=kind, experiment=experiment, cell_id=None)
+    return out
+
+
+def _read_v1(path: Path, doc: dict) -> ResultFile:
+    if doc.get("schema_version") != 1:
+        raise ResultFileError(f"{path}: field 'schema_version': {doc.get('schema_version')!r};"
+                              " a single-document result file is schema version 1")
+    records = doc["records"]
+    if not isinstance(records, list) or not all(isinstance(r, dict) for r in records):
+        raise ResultFileError(f"{path}: field 'records': not a list of objects")
+    experiment = path.stem
+    rows = [_upgrade_v1(r, experiment) for r in records]
+    context = doc.get("context") or {}
+    complete = doc.get("complete", True) is True
+    frame = pd.json_normalize(rows, sep=".") if rows else pd.DataFrame(
+        columns=["record", "cell_id", "seed", "kind", "experiment"])
+    return ResultFile(path, "v1", _with_file_columns(frame, context, path, complete), context, complete)
+
+
+# --- Google Benchmark -------------------------------------------------------------------------
+
+def _read_gbench(path: Path, doc: dict) -> ResultFile:
+    rows = []
+    for bench in doc["benchmarks"]:
+        if not isinstance(bench, dict) or "name" not in bench:
+            raise ResultFileError(f"{path}: field 'benchmarks': an entry without a name")
+        if bench.get("error_occurred"):
+            continue
+        name = bench.get("run_name", bench["name"])
+        # "<filter>/<operation>/real_time" from the filters' benchmarks, or
+        # "<suite>/<filter>/<operation...>" from a benchmark family's own file.
+        parts = [p for p in name.split("/") if p != "real_time" and ":" not in p]
+        if parts[0] in BENCHMARK_SUITES:
+            suite, filter_name, operation = parts[0], parts[1], "/".join(parts[2:])
+        else:
+            suite, filter_name, operation = "filters", parts[0], "/".join(parts[1:])
+        aggregate = bench.get("aggregate_name", "iteration") if bench.get("run_type") == "aggregate" \
+            else "iteration"
+        rows.append({
+            "suite": suite,
+            "filter": filter_name,
+            "operation": operation,
+            "load": bench.get("load"),
+            "aggregate": aggregate,
+            "repetition": bench.get("repetition_index"),
+            # Google Benchmark stores an inverted rate counter in seconds per key.
+            "ns_per_key": bench["ns_per_key"] * 1e9 if "ns_per_key" in bench else None,
+            "real_time": bench.get("real_time"),
+            "time_unit": bench.get("time_unit"),
+        })
+    context = doc.get("context") or {}
+    frame = pd.DataFrame(rows, columns=["suite", "filter", "operation", "load", "aggregate",
+                                        "repetition", "ns_per_key", "real_time", "time_unit"])
+    frame["host_name"] = context.get("host_name")
+    frame["experiment"] = path.stem
+    frame["source"] = path.name
+    frame["complete"] = True
+    return ResultFile(path, "gbench", frame, context, True)

@@ -1,0 +1,192 @@
+"""What a report is made from: the suite (which experiments exist, their sections and charts)
+and the result files one run of it left in a directory.
+
+Sections read experiments through a ResultSet by id; it loads each file once, draws a chart
+only when a section shows it, and collects every verdict a section prints for the summary.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+import charts
+import load
+import stats
+
+
+@dataclass(frozen=True)
+class Experiment:
+    id: str
+    kind: str
+    title: str
+    section: str
+    charts: tuple[str, ...] = ()
+
+
+@dataclass
+class Suite:
+    name: str
+    path: Path
+    experiments: list[Experiment]
+
+    @classmethod
+    def read(cls, path: str | Path) -> "Suite":
+        path = Path(path)
+        with path.open("rb") as handle:
+            doc = tomllib.load(handle)
+        experiments = [
+            Experiment(e["id"], e.get("kind", ""), e.get("title", e["id"]), e.get("section", e["id"]),
+                       tuple(e.get("charts", [])))
+            for e in doc.get("experiment", [])
+        ]
+        return cls(doc.get("suite", {}).get("name", path.stem), path, experiments)
+
+    def sections(self) -> list[str]:
+        """Section ids in the order the suite first names them."""
+        return list(dict.fromkeys(e.section for e in self.experiments))
+
+    def experiment(self, experiment_id: str) -> Experiment | None:
+        return next((e for e in self.experiments if e.id == experiment_id), None)
+
+
+@dataclass
+class Check:
+    """One claim judged against the numbers: what was claimed, what was measured, the verdict."""
+
+    section: str
+    claim: str
+    evidence: str
+    tolerance: str
+    verdict: str
+
+    @property
+    def prose(self) -> str:
+        return f"{self.claim}: {self.evidence} (tolerance {self.tolerance}) → **{self.verdict}**"
+
+    @property
+    def cell(self) -> str:
+        return verdict_cell(self.verdict)
+
+
+@dataclass
+class ResultSet:
+    suite: Suite
+    directory: Path
+    report_dir: Path
+    schema: Path | None = load.DEFAULT_SCHEMA
+    checks: list[Check] = field(default_factory=list)
+    drawn: list[Path] = field(default_factory=list)
+    errors: dict[str, str] = field(default_factory=dict)
+    _files: dict[str, load.ResultFile | None] = field(default_factory=dict)
+    _figures: dict[tuple[str, str], str] = field(default_factory=dict)
+
+    # --- files ----------------------------------------------------------------------------
+
+    def path_of(self, experiment_id: str) -> Path | None:
+        """<id>.jsonl (schema version 2), else <id>.json (version 1 or Google Benchmark)."""
+        for suffix in (".jsonl", ".json"):
+            candidate = self.directory / f"{experiment_id}{suffix}"
+            if candidate.is_file():
+                return candidate
+        return None
+
+    def file(self, experiment_id: str) -> load.ResultFile | None:
+        """The loaded file of an experiment, or None when it is missing or unreadable (the
+        reason is kept in `errors` and the report's list of what was left out)."""
+        if experiment_id not in self._files:
+            path = self.path_of(experiment_id)
+            result = None
+            if path is not None:
+                try:
+                    result = load.read(path, self.schema)
+                except load.ResultFileError as error:
+                    self.errors[experiment_id] = str(error)
+            self._files[experiment_id] = result
+        return self._files[experiment_id]
+
+    def frame(self, experiment_id: str, record: str | None = "cell") -> pd.DataFrame | None:
+        """The experiment's rows of one record type ("cell", "trial", "window"; None: all).
+        Google Benchmark files have no record types: all their rows."""
+        result = self.file(experiment_id)
+        if result is None:
+            return None
+        frame = result.frame
+        if record is None or result.format == "gbench" or "record" not in frame:
+            return frame
+        return frame[frame["record"] == record].reset_index(drop=True)
+
+    def title(self, experiment_id: str) -> str:
+        experiment = self.suite.experiment(experiment_id)
+        return experiment.title if experiment else experiment_id
+
+    def made_by(self, experiment_id: str) -> str:
+        """How the file was made, for the line under each table."""
+        result = self.file(experiment_id)
+        if result is None:
+            return f"no result file for `{experiment_id}`"
+        command = result.context.get("command_line") or result.context.get("executable")
+        parts = [f"`{command}`" if command else "(command not recorded)"]
+        if result.suite:
+            quick = ", --quick" if result.suite.get("quick") else ""
+            parts.append(f"(suite `{result.suite.get('file', result.suite.get('name'))}`,"
+                         f" experiment `{experiment_id}`{quick})")
+        elif result.format == "gbench":
+            parts.append(f"(Google Benchmark JSON, `{result.path.name}`)")
+        if not result.complete:
+            parts.append("— **incomplete: the run was interrupted**")
+        return "Made by " + " ".join(parts) + "."
+
+    @property
+    def manifest(self) -> dict | None:
+        """<results>/suite_run.json, written by a suite run; None when absent or unreadable."""
+        path = self.directory / "suite_run.json"
+        try:
+            return json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError):
+            return None
+
+    # --- charts and verdicts ----------------------------------------------------------------
+
+    def figures(self, experiment_id: str) -> str:
+        """Markdown images of the charts the suite lists for an experiment, drawn on first use
+        as <results>/<id>_<chart>.png and linked relative to the report."""
+        experiment = self.suite.experiment(experiment_id)
+        frame = self.frame(experiment_id, record=None)
+        if experiment is None or frame is None:
+            return ""
+        images = []
+        for name in experiment.charts:
+            key = (experiment_id, name)
+            if key not in self._figures:
+                self._figures[key] = self._draw(experiment, name, frame)
+            if self._figures[key]:
+                images.append(self._figures[key])
+        return "\n\n".join(images)
+
+    def _draw(self, experiment: Experiment, name: str, frame: pd.DataFrame) -> str:
+        draw = charts.CHARTS.get(name)
+        if draw is None:
+            return f"_The suite asks for a chart `{name}` that plots/charts.py does not draw._"
+        out = self.directory / f"{experiment.id}_{name}.png"
+        if draw(frame, out, experiment.title) is None:
+            return ""
+        self.drawn.append(out)
+        link = Path(os.path.relpath(out.resolve(), self.report_dir.resolve())).as_posix()
+        return f"![{experiment.title}: {name}]({link})"
+
+    def check(self, section: str, claim: str, evidence: str, verdict: str, tolerance: str) -> Check:
+        """Record a judged claim for the report's summary; print it with .prose or .cell."""
+        judged = Check(section, claim, evidence, tolerance, verdict)
+        self.checks.append(judged)
+        return judged
+
+
+def verdict_cell(verdict: str) -> str:
+    """A verdict as a table cell; "reproduced" stays plain so the exceptions stand out."""
+    return verdict if verdict == stats.REPRODUCED else f"**{verdict}**"

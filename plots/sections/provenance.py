@@ -1,0 +1,87 @@
+"""Where the numbers come from: machines, builds, commits, the command behind every file, and
+the suite's wall time per experiment when the run left a manifest (suite_run.json)."""
+
+from __future__ import annotations
+
+from report_format import count, table
+from result_set import ResultSet
+
+
+def _caches(context: dict) -> str:
+    described = []
+    for cache in context.get("caches") or []:
+        size = cache.get("bytes", cache.get("size"))
+        described.append(f"{cache.get('level', '?')} {size:,} B" if isinstance(size, int)
+                         else f"{cache.get('level', '?')} {size}")
+    return ", ".join(described)
+
+
+def _distinct(values: list[str]) -> list[str]:
+    return list(dict.fromkeys(v for v in values if v))
+
+
+def render(results: ResultSet) -> str | None:
+    loaded = [(e, results.file(e.id)) for e in results.suite.experiments]
+    loaded = [(e, f) for e, f in loaded if f is not None]
+    if not loaded:
+        return None
+    driver = [f.context for _, f in loaded if f.format != "gbench"]
+    machines = _distinct([
+        f"`{c.get('host_name')}`, {c.get('cpu_model')}, {c.get('cores')} cores"
+        + (f", caches {_caches(c)}" if c.get("caches") else "") + f"; {c.get('kernel', '?')}"
+        + f"; BMI2 {'yes' if c.get('cpu_has_bmi2') else 'no'}, AVX2 {'yes' if c.get('cpu_has_avx2') else 'no'}"
+        for c in driver])
+    builds = _distinct([
+        f"{c.get('compiler')}, `{str(c.get('compiler_flags', '')).strip()}`, {c.get('build_type')},"
+        f" -march=native {'on' if c.get('march_native') else 'off'}" for c in driver])
+    commits = _distinct([f"`{c.get('git_commit')}`" + (" (with uncommitted changes)" if c.get("git_dirty") else "")
+                         for c in driver])
+    benchmark_hosts = _distinct([f"`{f.context.get('host_name')}`, {f.context.get('num_cpus')} CPUs at"
+                                 f" {f.context.get('mhz_per_cpu')} MHz (Google Benchmark library built"
+                                 f" {f.context.get('library_build_type')})" for _, f in loaded if f.format == "gbench"])
+    suites = _distinct([f"`{f.suite.get('file')}` (suite {f.suite.get('name')}, hash `{f.suite.get('file_hash')}`"
+                        + (", --quick" if f.suite.get("quick") else "") + ")"
+                        for _, f in loaded if f.suite])
+    times = _distinct([c.get("time_utc") for c in driver])
+
+    def line(label: str, values: list[str]) -> str:
+        if len(values) <= 1:
+            return f"- {label}: {values[0] if values else 'not recorded'}."
+        return f"- {label} (**{len(values)} different** across the files): " + "; ".join(values) + "."
+
+    manifest = results.manifest or {}
+    seconds = {e.get("id"): e for e in manifest.get("experiments", []) if isinstance(e, dict)}
+    rows = []
+    for experiment, result in loaded:
+        run = seconds.get(experiment.id, {})
+        rows.append([experiment.id, experiment.section, f"`{result.path.name}`", result.format,
+                     count(len(result.frame)), "yes" if result.complete else "**no (interrupted)**",
+                     f"{run['seconds']:,.0f}" if isinstance(run.get("seconds"), (int, float)) else "–",
+                     result.context.get("command_line") or result.context.get("executable") or "–"])
+    parts = [
+        "## Where these numbers come from",
+        "",
+        line("Machine", machines),
+        *([line("Google Benchmark runs", benchmark_hosts)] if benchmark_hosts else []),
+        line("Build", builds),
+        line("Commit", commits),
+        *([line("Suite", suites)] if suites else []),
+        f"- Run between {min(times)} and {max(times)} (UTC)." if times else "- Run time not recorded.",
+    ]
+    if manifest:
+        parts.append(f"- Suite run `{manifest.get('suite', '?')}`{' (--quick)' if manifest.get('quick') else ''}:"
+                     f" {manifest.get('wall_seconds', 0):,.0f} s wall time in all.")
+        skipped = [f"`{e.get('id')}` ({e.get('skipped')})" for e in manifest.get("experiments", [])
+                   if isinstance(e, dict) and e.get("skipped")]
+        if skipped:
+            parts.append("- Skipped by the run: " + ", ".join(skipped) + ".")
+    parts += [
+        "- Timings: median [min–max] over the repeats each command gives, ns per key; builds and"
+        " inserts run on pre-faulted memory (an untimed warm-up build first; a dynamic filter's table"
+        " is allocated and zeroed outside the timed loop). These VMs are shared: compare speeds as"
+        " ratios within one run.",
+        "",
+        table(["experiment", "section", "file", "format", "rows", "complete", "seconds", "command"],
+              [[*r[:-1], f"`{r[-1]}`" if r[-1] != "–" else "–"] for r in rows]),
+    ]
+    return "\n".join(parts)

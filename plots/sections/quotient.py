@@ -1,0 +1,191 @@
+"""Quotient filters (classic QF, RSQF, CQF): which seed's space formula the measurements support,
+the RSQF/CQF beside FastFilter's CQF, a fill sweep against Knuth, and merge/resize costs."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+import reference
+import stats
+import theory
+from report_format import count, number, pct, pct_ci, spread, table, timing
+from result_set import ResultSet
+from sections import common
+
+SECTION = "quotient"
+SPACE, LOAD, VERSUS, MICRO = "quotient_space", "quotient_load", "quotient_vs_fastfilter", "micro"
+FORMULA_TOL = 0.02  # a space formula must hold in every row within 2%
+KNUTH_TOL = 0.05  # mean displacement against α/(2(1−α))
+EQUAL_FPR_TOL = 0.10  # FastFilter's FPR against our interval, widened 10%, to call the FPRs equal
+
+
+def worst_gap(measured: pd.Series, formula: pd.Series) -> float:
+    """The largest relative gap, signed, between measured values and a formula's."""
+    gaps = measured / formula - 1
+    return float(gaps.loc[gaps.abs().idxmax()])
+
+
+def formulas(results: ResultSet) -> list[str]:
+    frame = results.frame(SPACE)
+    if frame is None or frame.empty:
+        return []
+    frame = frame.sort_values(["keys", "filter"]).copy()
+    frame["seed002"] = theory.quotient_bits_seed002(frame["remainder_bits"], frame["metadata_bits_per_slot"],
+                                                    frame["load_factor"])
+    frame["seed000"] = theory.quotient_bits_seed000(frame["keys_inserted"], frame["remainder_bits"],
+                                                    frame["load_factor"])
+    rows = [[r["filter"], count(r["keys_inserted"]), count(r["quotient_bits"]), count(r["remainder_bits"]),
+             number(r["metadata_bits_per_slot"], 3), f"{r['load_factor']:.3f}", f"{r['bits_per_key']:.2f}",
+             f"{r['seed002']:.2f}", f"{r['seed000']:.2f}", f"{pct(r['fpr'])} / {pct(r['fpr_theory'])}",
+             common.fpr_cell(r)] for r in frame.to_dict("records")]
+    gap002 = worst_gap(frame["bits_per_key"], frame["seed002"])
+    gap000 = worst_gap(frame["bits_per_key"], frame["seed000"])
+    v002 = results.check(SECTION, "seed 002's (r + metadata)/α", f"largest gap {gap002:+.1%} over"
+                         f" {len(frame)} rows", stats.verdict(gap002, 0.0, abs_tol=FORMULA_TOL),
+                         f"±{FORMULA_TOL:.0%} in every row")
+    v000 = results.check(SECTION, "seed 000's (log2(n/α) + r + 3)/α", f"largest gap {gap000:+.1%} over"
+                         f" {len(frame)} rows", stats.verdict(gap000, 0.0, abs_tol=FORMULA_TOL),
+                         f"±{FORMULA_TOL:.0%} in every row")
+    if v002.verdict == stats.REPRODUCED and v000.verdict != stats.REPRODUCED:
+        conclusion = ("The measurements support seed 002's formula, not seed 000's. Seed 000 counts the"
+                      " quotient's log2(n/α) bits as stored per key; the quotient is the slot's address"
+                      " and is never stored, which is the point of quotienting.")
+    elif v000.verdict == stats.REPRODUCED and v002.verdict != stats.REPRODUCED:
+        conclusion = "The measurements support seed 000's formula, not seed 002's."
+    elif v000.verdict == v002.verdict == stats.REPRODUCED:
+        conclusion = "Both formulas hold within the tolerance here; these rows cannot tell them apart."
+    else:
+        conclusion = "Neither seed's formula holds within the tolerance in every row."
+    lines = [v002.prose, v000.prose]
+    rsqf = frame[frame["metadata_bits_per_slot"] < 3]
+    if not rsqf.empty:
+        claim = reference.RSQF_METADATA_BITS
+        paper = theory.quotient_bits_seed002(rsqf["remainder_bits"], claim.value, rsqf["load_factor"])
+        gap = worst_gap(rsqf["bits_per_key"], paper)
+        lines.append(results.check(SECTION, f"{claim.source}: {claim.label}, so bits/key = (r + 2.125)/α",
+                                   f"largest gap {gap:+.1%} over {', '.join(sorted(rsqf['filter'].unique()))}",
+                                   stats.verdict(gap, 0.0, abs_tol=FORMULA_TOL), f"±{FORMULA_TOL:.0%}").prose)
+    return [
+        *common.heading(results, SPACE, "###"),
+        table(["filter", "n", "q", "r", "metadata bits/slot", "load", "bits/key measured",
+               "seed 002: (r + meta)/α", "seed 000: (log2(n/α) + r + 3)/α", "FPR measured / theory",
+               f"theory in CI (±{common.FPR_TOL:.0%})"], rows),
+        "",
+        *[f"- {line}" for line in lines],
+        "",
+        conclusion,
+    ]
+
+
+def versus_fastfilter(results: ResultSet) -> list[str]:
+    frame = results.frame(VERSUS)
+    if frame is None or frame.empty:
+        return []
+    ref = reference.FASTFILTER_CQF
+    rows, lines = [], []
+    for r in frame.to_dict("records"):
+        equal = results.check(SECTION, f"{r['filter']} runs at {ref.label}'s FPR {pct(ref.fpr)}",
+                              f"{pct_ci(r)}", stats.verdict_interval(ref.fpr, r["fpr_ci_low"], r["fpr_ci_high"],
+                                                                     rel_tol=EQUAL_FPR_TOL),
+                              f"our interval ±{EQUAL_FPR_TOL:.0%}")
+        rows.append([r["filter"], count(r["remainder_bits"]), f"{r['load_factor']:.3f}", f"{r['bits_per_key']:.2f}",
+                     pct_ci(r), pct(r["fpr_theory"]), equal.cell, f"{r['bits_per_key'] / ref.bits_per_key:.2f}×"])
+        if equal.verdict == stats.REPRODUCED:
+            lines.append(f"At equal FPR, {r['filter']} (r = {int(r['remainder_bits'])}, load"
+                         f" {r['load_factor']:.3f}) takes {r['bits_per_key']:.2f} bits/key against"
+                         f" {ref.bits_per_key:g} for {ref.label}.")
+    return [
+        "",
+        *common.heading(results, VERSUS, "###"),
+        f"{ref.label}: {ref.bits_per_key:g} bits/key at {pct(ref.fpr)} FPR ({ref.source}).",
+        "",
+        table(["filter", "r", "load", "bits/key", "FPR measured [95% CI]", "FPR theory",
+               f"same FPR as FastFilter's (±{EQUAL_FPR_TOL:.0%})", "bits/key against FastFilter's CQF"], rows),
+        "",
+        *[f"- {line}" for line in lines],
+    ]
+
+
+def fill_sweep(results: ResultSet) -> list[str]:
+    frame = results.frame(LOAD)
+    if frame is None or frame.empty:
+        return []
+    rows = []
+    for r in frame.sort_values(["filter", "keys"]).to_dict("records"):
+        knuth = float(theory.knuth_displacement(r["load_factor"]))
+        judged = "–"
+        if r["filter"] == "quotient" and not stats.is_missing(r.get("displacement_mean")):
+            judged = results.check(SECTION, f"classic QF mean displacement at load {r['load_factor']:.2f} is"
+                                   " Knuth's α/(2(1−α))", f"{r['displacement_mean']:.2f} against {knuth:.2f}",
+                                   stats.verdict(r["displacement_mean"], knuth, rel_tol=KNUTH_TOL),
+                                   stats.tolerance_text(KNUTH_TOL)).cell
+        rows.append([r["filter"], f"{r['load_factor']:.3f}", count(r["insert_failures"]), timing(r, "insert_ns"),
+                     timing(r, "query_ns_positive"), timing(r, "query_ns_negative"),
+                     f"{r['cluster_length_mean']:.1f} / {count(r['cluster_length_max'])}",
+                     number(r.get("displacement_mean")), f"{knuth:.2f}", judged,
+                     f"{pct(r['fpr'])} / {pct(r['fpr_theory'])}"])
+    growth = []
+    for name, cells in frame.groupby("filter", sort=False):
+        cells = cells.sort_values("load_factor")
+        middle = cells.iloc[(cells["load_factor"] - 0.5).abs().argmin()]
+        top = cells.iloc[-1]
+        growth.append(f"{name}: insert {top['insert_ns'] / middle['insert_ns']:.1f}× and absent lookups"
+                      f" {top['query_ns_negative'] / middle['query_ns_negative']:.1f}× their cost at load"
+                      f" {middle['load_factor']:.2f}, at load {top['load_factor']:.2f}")
+    return [
+        "",
+        *common.heading(results, LOAD, "###"),
+        "One table filled from empty to each load; insert ns is the mean over all keys up to that"
+        " load. Knuth's verdict is judged for the classic QF, whose clusters are linear probing's.",
+        "",
+        table(["filter", "load", "refused", "insert ns", "lookup ns (present)", "lookup ns (absent)",
+               "cluster length mean / max", "mean displacement", "Knuth α/(2(1−α))",
+               f"Knuth (±{KNUTH_TOL:.0%})", "FPR / theory"], rows),
+        "",
+        "Cost growth from half full to the top of the sweep — " + "; ".join(growth) + ".",
+        "",
+        f"- {common.fpr_chance_check(results, SECTION, frame, 'the FPR formula at every load').prose}",
+        f"- {common.false_negative_check(results, SECTION, frame).prose}",
+        *common.figures(results, LOAD),
+    ]
+
+
+def merge_and_resize(results: ResultSet) -> list[str]:
+    micro = results.frame(MICRO)
+    if micro is None or micro.empty or "suite" not in micro:
+        return []
+    runs = micro[(micro["aggregate"] == "iteration") & (micro["suite"] == "quotient_family")]
+    if runs.empty:
+        return []
+    summary = stats.summary(runs, ["filter", "operation"], "ns_per_key")
+    ops = summary[summary["operation"].isin(["merge", "resize_double"])]
+    bands = summary[summary["operation"].str.startswith("insert/")]
+    parts = ["", "### Merge, resize and insert cost by load band", "", results.made_by(MICRO), ""]
+    if not ops.empty:
+        parts += [
+            "Merge (two filters at 45% into one at 90%) and doubling (a 90%-full filter to twice the"
+            " slots, one remainder bit moved into the quotient), ns per key, median [min–max] over"
+            " repetitions. Both benchmarks first check that every key of the inputs is still found.",
+            "",
+            table(["filter", "operation", "ns per key"],
+                  [[r["filter"], r["operation"], spread(r["median"], r["min"], r["max"])]
+                   for r in ops.to_dict("records")]),
+            "",
+        ]
+    if not bands.empty:
+        parts += [
+            "Insert cost per load band, ns per key:",
+            "",
+            table(["filter", "band (% load)", "ns per key"],
+                  [[r["filter"], r["operation"].split("/", 1)[1], spread(r["median"], r["min"], r["max"], 0)]
+                   for r in bands.to_dict("records")]),
+        ]
+    return parts
+
+
+def render(results: ResultSet) -> str | None:
+    parts = formulas(results) + versus_fastfilter(results) + fill_sweep(results)
+    if not parts:
+        return None
+    return "\n".join(["## Quotient filters: the classic QF, RSQF and CQF", "", *parts,
+                      *merge_and_resize(results)])

@@ -1,0 +1,155 @@
+"""The statistics the report judges claims with: intervals, chance bands, summaries and verdicts.
+
+Every judgement in REPORT.md is one of four words, computed here from the numbers:
+"reproduced", "partly", "contradicted" or "not measured". The rules are in `verdict` and
+`verdict_interval`; the report prints the tolerance beside every verdict.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+from scipy import stats as scipy_stats
+
+REPRODUCED = "reproduced"
+PARTLY = "partly"
+CONTRADICTED = "contradicted"
+NOT_MEASURED = "not measured"
+
+Z95 = 1.959963984540054
+
+
+def is_missing(value) -> bool:
+    if value is None or value is pd.NA:
+        return True
+    try:
+        return math.isnan(float(value))
+    except (TypeError, ValueError):
+        return False
+
+
+def wilson(successes: float, trials: float, z: float = Z95) -> tuple[float, float]:
+    """Wilson score interval of a rate (95% by default); (nan, nan) without trials."""
+    if is_missing(successes) or is_missing(trials) or trials <= 0:
+        return (math.nan, math.nan)
+    p = successes / trials
+    denom = 1.0 + z * z / trials
+    centre = (p + z * z / (2 * trials)) / denom
+    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denom
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def binomial_band(p: float, trials: int, confidence: float = 0.95) -> tuple[float, float]:
+    """Where a rate measured over `trials` independent tries lands with probability `confidence`
+    when the true rate is p (exact binomial quantiles, as rates)."""
+    low, high = scipy_stats.binom.interval(confidence, int(trials), p)
+    return (low / trials, high / trials)
+
+
+def poisson_band(expected: float, confidence: float = 0.95) -> tuple[int, int]:
+    """Where a count of rare events lands with probability `confidence` when `expected` are due."""
+    low, high = scipy_stats.poisson.interval(confidence, expected)
+    return (int(low), int(high))
+
+
+def summary(frame: pd.DataFrame, by: list[str], column: str) -> pd.DataFrame:
+    """Median, min and max of `column` over the rows of each group, and how many rows."""
+    grouped = frame.groupby(by, sort=False)[column]
+    return grouped.agg(median="median", min="min", max="max", runs="count").reset_index()
+
+
+def tolerance(expected: float, rel_tol: float | None, abs_tol: float | None) -> float:
+    return max((rel_tol or 0.0) * abs(expected), abs_tol or 0.0)
+
+
+def tolerance_text(rel_tol: float | None = None, abs_tol: float | None = None) -> str:
+    """The tolerance as the report prints it beside a verdict."""
+    parts = []
+    if rel_tol:
+        parts.append(f"±{rel_tol * 100:g}%")
+    if abs_tol:
+        parts.append(f"±{abs_tol:g}")
+    return " or ".join(parts) if parts else "exact"
+
+
+def verdict(measured, expected, rel_tol: float | None = None, abs_tol: float | None = None,
+            claim: str = "equal", baseline: float | None = None) -> str:
+    """Judge a measured number against the number a claim predicts.
+
+    tol = max(rel_tol·|expected|, abs_tol) (a missing one counts as 0; both missing: exact).
+      claim "equal":    |measured − expected| ≤ tol      -> reproduced;  ≤ 2·tol -> partly
+      claim "at_most":  measured ≤ expected + tol        -> reproduced;  ≤ expected + 2·tol -> partly
+      claim "at_least": measured ≥ expected − tol        -> reproduced;  ≥ expected − 2·tol -> partly
+    Otherwise, when a baseline is given, the claim also states a direction (expected lies on one
+    side of the baseline, e.g. "30% smaller than Bloom" has baseline 0% saving): if the
+    measurement lies on that same side, the direction holds -> partly. Anything else ->
+    contradicted. A missing measured or expected value -> not measured.
+    """
+    if is_missing(measured) or is_missing(expected):
+        return NOT_MEASURED
+    measured, expected = float(measured), float(expected)
+    tol = tolerance(expected, rel_tol, abs_tol)
+    if claim == "equal":
+        miss = abs(measured - expected)
+    elif claim == "at_most":
+        miss = max(0.0, measured - expected)
+    elif claim == "at_least":
+        miss = max(0.0, expected - measured)
+    else:
+        raise ValueError(f"unknown claim {claim!r}")
+    if miss <= tol:
+        return REPRODUCED
+    if miss <= 2 * tol:
+        return PARTLY
+    if baseline is not None and not is_missing(baseline):
+        side = (expected > baseline) - (expected < baseline)
+        if side != 0 and (measured > baseline) - (measured < baseline) == side:
+            return PARTLY
+    return CONTRADICTED
+
+
+def verdict_interval(value, low, high, rel_tol: float | None = None,
+                     abs_tol: float | None = None) -> str:
+    """Judge a predicted value (a theory, or another measurement) against a measured interval.
+
+    tol = max(rel_tol·|value|, abs_tol) (both missing: 0).
+      value inside [low − tol, high + tol]     -> reproduced  (tol = 0: inside the interval)
+      value inside [low − 2·tol, high + 2·tol] -> partly
+      otherwise                                -> contradicted
+    A missing value or interval end -> not measured.
+    """
+    if is_missing(value) or is_missing(low) or is_missing(high):
+        return NOT_MEASURED
+    value, low, high = float(value), float(low), float(high)
+    tol = tolerance(value, rel_tol, abs_tol)
+    miss = max(0.0, low - value, value - high)
+    if miss <= tol:
+        return REPRODUCED
+    if miss <= 2 * tol:
+        return PARTLY
+    return CONTRADICTED
+
+
+def chance_verdict(outside: int, cells: int, rate: float = 0.05,
+                   confidence: float = 0.95) -> tuple[str, int]:
+    """Judge how many of `cells` independent 95% intervals miss their theory value.
+
+    If the theory holds, the count is Binomial(cells, rate). Returns (verdict, limit) with limit
+    the upper end of that count's `confidence` band:
+      outside ≤ limit -> reproduced; ≤ 2·limit -> partly; more -> contradicted; no cells -> not measured.
+    """
+    if cells <= 0:
+        return NOT_MEASURED, 0
+    limit = int(scipy_stats.binom.ppf(confidence, cells, rate))
+    if outside <= limit:
+        return REPRODUCED, limit
+    if outside <= 2 * limit:
+        return PARTLY, limit
+    return CONTRADICTED, limit
+
+
+def count_outside(values, lows, highs) -> tuple[int, int]:
+    """How many values miss their interval, and how many could be judged (none missing)."""
+    judged = [verdict_interval(v, lo, hi) for v, lo, hi in zip(values, lows, highs)]
+    return (sum(v == CONTRADICTED for v in judged), sum(v != NOT_MEASURED for v in judged))

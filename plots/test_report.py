@@ -1,0 +1,127 @@
+"""Sections, charts and the report end to end, on fixture results (plots/fixtures/README.md)."""
+
+import importlib
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+import make_plots
+import report
+import stats
+from result_set import ResultSet, Suite
+
+HERE = Path(__file__).resolve().parent
+FIXTURES = HERE / "fixtures"
+SCHEMA = FIXTURES / "schema.json"
+SUITE = FIXTURES / "suite.toml"
+SECTION_MODULES = sorted(p.stem for p in (HERE / "sections").glob("*.py")
+                         if p.stem not in ("__init__", "common"))
+
+
+def results_dir(tmp_path: Path, *names: str) -> Path:
+    """A results directory holding the named fixture files (v2 files from fixtures/v2)."""
+    out = tmp_path / "results"
+    out.mkdir(exist_ok=True)
+    for name in names:
+        source = FIXTURES / "v2" / name if name.endswith(".jsonl") else FIXTURES / name
+        shutil.copy(source, out / name)
+    return out
+
+
+def result_set(directory: Path) -> ResultSet:
+    return ResultSet(Suite.read(SUITE), directory, directory.parent, SCHEMA)
+
+
+def verdict_of(results: ResultSet, claim_start: str) -> str:
+    [check] = [c for c in results.checks if c.claim.startswith(claim_start)]
+    return check.verdict
+
+
+@pytest.mark.parametrize("section", SECTION_MODULES)
+def test_a_section_without_its_files_renders_nothing(tmp_path, section):
+    results = result_set(results_dir(tmp_path))
+    assert importlib.import_module(f"sections.{section}").render(results) is None
+    assert results.drawn == []
+
+
+def test_seed_lab_verdict_follows_the_numbers(tmp_path):
+    from sections import seed_lab
+
+    directory = results_dir(tmp_path, "seed_lab.json")
+    results = result_set(directory)
+    text = seed_lab.render(results)
+    # 5,000 probes: the interval is wide enough to hold the seed's 2b/2^f = 0.0078.
+    assert verdict_of(results, "seed 000's theory 2b/2^f") == stats.REPRODUCED
+    assert "| buckets m | 8,192 |" in text
+
+    doc = json.loads((directory / "seed_lab.json").read_text())
+    doc["records"][0].update(fpr=0.0071, fpr_ci_low=0.0070, fpr_ci_high=0.0073)  # 10^6 probes' width
+    (directory / "seed_lab.json").write_text(json.dumps(doc))
+    results = result_set(directory)
+    seed_lab.render(results)
+    assert verdict_of(results, "seed 000's theory 2b/2^f") == stats.CONTRADICTED
+    assert verdict_of(results, "load-aware theory") == stats.REPRODUCED
+
+
+def test_quotient_conclusion_follows_the_numbers(tmp_path):
+    from sections import quotient
+
+    directory = results_dir(tmp_path, "quotient_space.json")
+    text = quotient.render(result_set(directory))
+    assert "The measurements support seed 002's formula, not seed 000's." in text
+
+    doc = json.loads((directory / "quotient_space.json").read_text())
+    doc["records"][0]["bits_per_key"] *= 1.10  # one row 10% off seed 002's formula
+    (directory / "quotient_space.json").write_text(json.dumps(doc))
+    results = result_set(directory)
+    text = quotient.render(results)
+    assert verdict_of(results, "seed 002's") == stats.CONTRADICTED
+    assert "support seed 002" not in text
+    assert "Neither seed's formula holds" in text
+
+
+def test_report_end_to_end_draws_only_the_charts_it_shows(tmp_path):
+    directory = results_dir(tmp_path, "seed_lab.json", "space.jsonl", "quotient_space.json",
+                            "adapt_trace_synth.jsonl", "micro.json", "suite_run.json")
+    out = tmp_path / "REPORT.md"
+    assert report.main(["--suite", str(SUITE), "--results", str(directory), "--out", str(out),
+                        "--schema", str(SCHEMA)]) == 0
+    text = out.read_text()
+    for heading in ("## Where these numbers come from", "## Claims checked", "## Seed 000's cuckoo lab",
+                    "## Bloom, blocked Bloom and cuckoo at 1% and 0.1%", "## Quotient filters",
+                    "## Adaptive cuckoo filters", "## Speed (Google Benchmark)", "## Left out"):
+        assert heading in text, heading
+    assert text.index("## Seed 000's") < text.index("## Bloom") < text.index("## Quotient") \
+        < text.index("## Adaptive") < text.index("## Speed")
+    # Tables say what made them: the v2 file's suite run, the v1 file's command line.
+    assert ("Made by `amqbench suite plots/fixtures/suite.toml --quick` (suite `plots/fixtures/suite.toml`,"
+            " experiment `space`, --quick).") in text
+    assert "Made by `amqbench run --filter cuckoo --keys 30000" in text
+    # Only charts of shown experiments: nothing for cuckoo_load (no file) or the unrendered section.
+    drawn = sorted(p.name for p in directory.glob("*.png"))
+    assert drawn == ["adapt_trace_synth_adapt_windows.png", "micro_speed.png", "space_space.png"]
+    assert "](results/space_space.png)" in text
+    assert "`cuckoo_load`" in text and "skipped by the run: fixture: deliberately missing" in text
+    assert "section `mystery`: no plots/sections/mystery.py" in text
+    assert "12 s wall time in all" in text  # from the run's manifest
+    assert "| space | space | `space.jsonl` | v2 | 6 | yes | 4 |" in text
+
+
+def test_image_links_are_relative_to_the_report(tmp_path):
+    directory = results_dir(tmp_path, "space.jsonl")
+    out = directory / "REPORT.md"
+    assert report.main(["--suite", str(SUITE), "--results", str(directory), "--out", str(out),
+                        "--schema", str(SCHEMA)]) == 0
+    assert "](space_space.png)" in out.read_text()
+
+
+def test_make_plots_draws_the_suites_charts_for_one_file(tmp_path, capsys):
+    directory = results_dir(tmp_path, "space.jsonl", "seed_lab.json")
+    assert make_plots.main(["--suite", str(SUITE), str(directory / "space.jsonl"),
+                            str(directory / "seed_lab.json")]) == 0
+    assert sorted(p.name for p in directory.glob("*.png")) == ["space_space.png"]
+    bad = tmp_path / "bad.json"
+    bad.write_text("[]")
+    assert make_plots.main(["--suite", str(SUITE), str(bad)]) == 2

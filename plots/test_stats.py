@@ -1,0 +1,71 @@
+"""The verdict rules and intervals the report's judgements rest on."""
+
+import math
+
+import pytest
+
+import stats
+import theory
+
+R, P, C, N = stats.REPRODUCED, stats.PARTLY, stats.CONTRADICTED, stats.NOT_MEASURED
+
+
+def test_wilson_interval():
+    low, high = stats.wilson(50, 100)
+    assert low == pytest.approx(0.4038, abs=1e-4) and high == pytest.approx(0.5962, abs=1e-4)
+    assert stats.wilson(0, 30)[0] == 0.0
+    assert all(math.isnan(x) for x in stats.wilson(1, 0))
+
+
+def test_bands_hold_the_expected_value():
+    low, high = stats.binomial_band(0.01, 100_000)
+    assert low < 0.01 < high and high - low < 0.002
+    low, high = stats.poisson_band(100)
+    assert 75 < low < 100 < high < 125
+
+
+@pytest.mark.parametrize("measured, expected, kwargs, verdict", [
+    (10.1, 10.0, {"rel_tol": 0.02}, R),
+    (10.3, 10.0, {"rel_tol": 0.02}, P),  # within 2×tol
+    (10.5, 10.0, {"rel_tol": 0.02}, C),
+    (10.5, 10.0, {"abs_tol": 0.5}, R),
+    (3, 3, {}, R),  # no tolerance: exact
+    (4, 3, {}, C),
+    (12.0, 10.0, {"rel_tol": 0.02, "claim": "at_most"}, C),
+    (5.0, 10.0, {"rel_tol": 0.02, "claim": "at_most"}, R),
+    (9.9, 10.0, {"rel_tol": 0.02, "claim": "at_least"}, R),
+    (9.0, 10.0, {"rel_tol": 0.02, "claim": "at_least"}, C),
+    # "30% smaller" (baseline 0): 15% smaller is off by far, but the direction holds.
+    (15.0, 30.0, {"abs_tol": 5.0, "baseline": 0.0}, P),
+    (-5.0, 30.0, {"abs_tol": 5.0, "baseline": 0.0}, C),
+    (None, 1.0, {"rel_tol": 0.1}, N),
+    (float("nan"), 1.0, {"rel_tol": 0.1}, N),
+])
+def test_verdict_rules(measured, expected, kwargs, verdict):
+    assert stats.verdict(measured, expected, **kwargs) == verdict
+
+
+def test_verdict_interval_rules():
+    assert stats.verdict_interval(0.0100, 0.0098, 0.0102) == R
+    assert stats.verdict_interval(0.0104, 0.0098, 0.0102) == C
+    assert stats.verdict_interval(0.0104, 0.0098, 0.0102, rel_tol=0.02) == R
+    assert stats.verdict_interval(0.0106, 0.0098, 0.0102, rel_tol=0.02) == P
+    assert stats.verdict_interval(0.0100, None, 0.0102) == N
+
+
+def test_chance_verdict_allows_about_five_percent():
+    assert stats.chance_verdict(1, 32)[0] == R
+    verdict, limit = stats.chance_verdict(10, 32)
+    assert verdict == C and limit < 5
+    assert stats.chance_verdict(0, 0)[0] == N
+
+
+def test_theory_matches_the_headers_and_the_seed():
+    assert theory.bloom(0.01) == pytest.approx(9.585, abs=1e-3)
+    assert theory.cuckoo(0.01) == pytest.approx((6.6439 + 3) / 0.95, abs=1e-3)
+    bits = theory.blocked_bloom(0.01)[0]
+    assert theory.blocked_bloom_fpr(bits) <= 0.01 < theory.blocked_bloom_fpr(bits - 0.01)
+    assert theory.cuckoo_lab_geometry(30000, 0.01, 0.94, 4) == pytest.approx((10, 8192, 0.91553, 10.9227),
+                                                                             abs=1e-4)
+    assert theory.cuckoo_fpr(10, 0.91552734375) == pytest.approx(0.0071375, abs=1e-6)
+    assert theory.knuth_displacement(0.5) == pytest.approx(0.5)
