@@ -116,7 +116,10 @@ def _with_file_columns(frame: pd.DataFrame, context: dict, path: Path, complete:
 # --- schema version 2 -------------------------------------------------------------------------
 
 @functools.lru_cache(maxsize=8)
-def _validator(schema_path: str):
+@functools.lru_cache(maxsize=8)
+def _validator(schema_path: str, part: str | None = None):
+    """A validator for the whole schema, or for one of its $defs (header, data, end): judged
+    against the part its `record` names, a bad line's error names the field, not the oneOf."""
     import jsonschema  # only version 2 files need it
 
     try:
@@ -125,6 +128,9 @@ def _validator(schema_path: str):
         cls.check_schema(schema)
     except (OSError, json.JSONDecodeError, jsonschema.SchemaError) as error:
         raise ResultFileError(f"{schema_path}: not a usable JSON Schema ({error})") from error
+    if part and part in schema.get("$defs", {}):
+        schema = {**schema, **schema["$defs"][part]}
+        schema.pop("oneOf", None)
     return cls(schema)
 
 
@@ -134,7 +140,9 @@ def _schema_error(obj: dict, schema: str | Path | None) -> str | None:
         return None
     import jsonschema
 
-    error = jsonschema.exceptions.best_match(_validator(str(schema)).iter_errors(obj))
+    record = obj.get("record")
+    part = record if record in ("header", "end") else "data" if record else None
+    error = jsonschema.exceptions.best_match(_validator(str(schema), part).iter_errors(obj))
     if error is None:
         return None
     where = ".".join(str(p) for p in error.absolute_path)

@@ -120,3 +120,28 @@ def test_foreign_or_broken_files_fail_with_one_message(tmp_path, text, message):
     with pytest.raises(load.ResultFileError, match=message) as caught:
         load.read(path, None)
     assert str(path) in str(caught.value)
+
+
+# Files the binary itself wrote (amqbench suite suites/default.toml --quick), judged against the
+# schema it generates (results/schema.json): what amqbench writes, the loader accepts, and a
+# field broken in it is named.
+WRITTEN = Path(__file__).resolve().parent / "fixtures" / "written"
+REAL_SCHEMA = Path(__file__).resolve().parent.parent / "results" / "schema.json"
+
+
+def test_the_real_schema_accepts_what_amqbench_writes():
+    for name in ("seed_lab.jsonl", "adapt_adversarial.jsonl"):
+        frame = load.load(WRITTEN / name, schema=REAL_SCHEMA)
+        assert len(frame) > 0
+        assert (frame["false_negatives"] == 0).all()
+
+
+def test_the_real_schema_names_a_broken_field(tmp_path):
+    lines = (WRITTEN / "seed_lab.jsonl").read_text().splitlines()
+    record = json.loads(lines[1])
+    record["bits_per_key"] = "eleven"
+    lines[1] = json.dumps(record)
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text("\n".join(lines) + "\n")
+    with pytest.raises(load.ResultFileError, match=r"line 2: field 'bits_per_key': 'eleven' is not of type 'number'"):
+        load.load(broken, schema=REAL_SCHEMA)
