@@ -41,8 +41,12 @@ class MicroPlan : public ExperimentPlan {
                      {"repetitions", p_.repetitions},
                      {"min_time", p_.min_time}};
     cell.cell_id = CellId(cell.identity);
-    // Roughly a second per benchmark per repetition, next to ~1e6 units per second elsewhere.
-    cell.cost = 1e6 * double(p_.filters.size() + 10 * p_.benchmarks.size()) * 3 * p_.repetitions;
+    // Cost units are key operations, about 10^7 a second here: each benchmark repetition runs
+    // for about 0.6 s (Google Benchmark's 0.5 s minimum and its setup); a filter has three
+    // benchmarks, a family prefix about twenty.
+    const double min_time = p_.min_time > 0 ? p_.min_time : 0.5;
+    const double benchmarks = 3.0 * double(p_.filters.size()) + 20.0 * double(p_.benchmarks.size());
+    cell.cost = 1e7 * (min_time + 0.1) * benchmarks * p_.repetitions;
     cell.label = "amqbench_micro (" + p_.build + ")";
     cells_.push_back(cell);
   }

@@ -15,7 +15,7 @@ namespace amq {
 
 struct MicroParams {
   std::vector<std::string> filters;     // benchmark names start with "<filter>/"
-  std::vector<std::string> benchmarks;  // family benchmark prefixes ("quotient_family", "static")
+  std::vector<std::string> benchmarks;  // family benchmarks: regular-expression prefixes ("static")
   std::string build = "portable";
   std::string binary;                   // the amqbench_micro to run
   int repetitions = 5;
