@@ -40,7 +40,7 @@ int AdaptCommand(const Args& args) {
   std::size_t slots = std::size_t{1} << 16, repeats = 100000;
   int selector_bits = 2, tables = 4, trials = 3, max_kicks = 500, max_moves = 500, windows = 10;
   double max_load = 0.95;
-  std::uint64_t seed = 1;
+  long long seed = 1;  // signed, so "-1" is caught rather than wrapped to 2^64 - 1
   po::options_description options(
       "amqbench adapt: adaptive cuckoo filters (filters/acf.h) against their static controls,\n"
       "all at the same slots and bits per slot. Every query goes through query_and_adapt: a\n"
@@ -94,7 +94,8 @@ int AdaptCommand(const Args& args) {
   // clang-format on
   po::variables_map vm;
   try {
-    po::store(po::command_line_parser(args).options(options).run(), vm);
+    // No positional arguments: a stray value ("--fpr 0.01 0.001") is an error, not ignored.
+    po::store(po::command_line_parser(args).options(options).positional({}).run(), vm);
     po::notify(vm);
   } catch (const po::error& e) {
     throw InputError(std::string("adapt: ") + e.what());
@@ -172,7 +173,9 @@ int AdaptCommand(const Args& args) {
   }
   if (attacks.empty()) throw InputError("--attack needs at least one value");
   if (repeats < 1 || repeats > 1000000000) throw InputError("--repeats must be in 1 .. 10^9");
+  if (seed < 0) throw InputError("--seed must be at least 0, got " + std::to_string(seed));
   if (!vm.count("out")) throw InputError("adapt needs --out FILE.json");
+  if (!trace_path.empty()) CheckNotAnInput(out_path, trace_path, "the trace");
   CheckWritable(out_path);
   AdaptParams params;
   params.kind = experiment == "synthetic" ? AdaptKind::kSynthetic

@@ -101,6 +101,8 @@ TEST_F(AdaptCommand, BadInputExitsTwoWithOneLineAndNoFile) {
       {"--bits-per-slot 8 --selector-bits 8" + tail, "acf_cyclic: selector bits must be in 1 .. 4"},
       {"--bits-per-slot 5 --selector-bits 4" + tail, "must leave at least 2 fingerprint bits"},
       {"--popularity zipf:x" + tail, "--popularity must be"},
+      {"--seed -1" + tail, "--seed must be at least 0"},
+      {"--trials 2 3" + tail, "positional"},
       {"--experiment nonsense" + tail, "--experiment must be"},
       {"--trace " + (dir_ / "missing.pcap").string() + tail, "missing.pcap"},
       {"--experiment trace" + tail, "--experiment trace needs --trace FILE"},

@@ -57,7 +57,7 @@ int RunCommand(const Args& args) {
   double trace_members = 0.5;
   long long churn_rounds = 0, churn_queries = 4, repeated_negatives = 0;
   long long queries = 0, capacity = 0;  // signed, so "-1" is caught rather than wrapped
-  std::uint64_t seed = 1;
+  long long seed = 1;  // signed, so "-1" is caught rather than wrapped to 2^64 - 1
   int repeats = 0, max_kicks = 500;
   bool quick = false;
   po::options_description options(
@@ -100,7 +100,8 @@ int RunCommand(const Args& args) {
       ("out", po::value(&out_path), "output JSON file (written atomically)");
   po::variables_map vm;
   try {
-    po::store(po::command_line_parser(args).options(options).run(), vm);
+    // No positional arguments: a stray value ("--fpr 0.01 0.001") is an error, not ignored.
+    po::store(po::command_line_parser(args).options(options).positional({}).run(), vm);
     po::notify(vm);
   } catch (const po::error& e) {
     throw InputError(std::string("run: ") + e.what());
@@ -189,6 +190,7 @@ int RunCommand(const Args& args) {
   if (vm.count("capacity") && capacity < 1) throw InputError("--capacity must be at least 1");
   if (repeats < 1 || repeats > 1000) throw InputError("--repeat must be in 1 .. 1000");
   if (max_kicks < 1 || max_kicks > 1000000) throw InputError("--max-kicks must be in 1 .. 1000000");
+  if (seed < 0) throw InputError("--seed must be at least 0, got " + std::to_string(seed));
   if (!vm.count("out")) throw InputError("run needs --out FILE.json");
   CheckWritable(out_path);
   if (replay) {
@@ -199,6 +201,10 @@ int RunCommand(const Args& args) {
     grid.trace_members = trace_members;
     // Read the trace's bytes now: a missing or empty file is bad input before any progress.
     CheckReadableFile(trace_path, "trace");
+    CheckNotAnInput(out_path, trace_path, "the trace");
+  }
+  for (const KeySource& source : grid.key_sources) {
+    if (source.kind == KeySource::Kind::kFile) CheckNotAnInput(out_path, source.argument, "a key file");
   }
   if (vm.count("capacity")) grid.capacity = static_cast<std::size_t>(capacity);
   grid.repeated_negatives = static_cast<std::size_t>(repeated_negatives);

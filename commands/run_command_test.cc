@@ -6,9 +6,12 @@
 #include <algorithm>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <fstream>
 #include <string>
+#include <vector>
 
 #include "commands/binary_test_support.h"
+#include "traces/pcap_writer.h"
 
 namespace {
 
@@ -150,6 +153,8 @@ TEST_F(Driver, BadInputExitsTwoWithOneLineAndNoFile) {
       {"run --query-dist zipf:-1" + tail, "zipf"},
       {"run --trace " + (dir_ / "missing.pcap").string() + tail, "missing.pcap"},
       {"run --trace x.pcap --keys 10" + tail, "--trace sets the keys"},
+      {"run --fpr 0.01 0.001" + tail, "positional"},
+      {"run --seed -1" + tail, "--seed must be at least 0"},
   };
   for (const auto& [args, message] : cases) {
     const Outcome bad = Run(args);
@@ -158,6 +163,59 @@ TEST_F(Driver, BadInputExitsTwoWithOneLineAndNoFile) {
     EXPECT_EQ(std::count(bad.err.begin(), bad.err.end(), '\n'), 1) << args << ": " << bad.err;
     EXPECT_FALSE(fs::exists(out)) << args << " left an output file";
   }
+}
+
+// --out never names an input: results written over a capture or a key list would destroy it.
+TEST_F(Driver, OutNeverOverwritesAnInput) {
+  const fs::path trace = dir_ / "t.pcap";
+  ASSERT_EQ(Run("trace synth --out " + trace.string() + " --packets 2000 --flows 200").status, 0);
+  const std::string before = ReadFile(trace);
+  const Outcome run = Run("run --trace " + trace.string() + " --filter bloom --out " + trace.string());
+  EXPECT_EQ(run.status, 2);
+  EXPECT_NE(run.err.find("is the trace this run reads"), std::string::npos) << run.err;
+  EXPECT_EQ(ReadFile(trace), before);
+  const Outcome adapt = Run("adapt --trace " + trace.string() + " --slots 1024 --out " + trace.string());
+  EXPECT_EQ(adapt.status, 2);
+  EXPECT_EQ(ReadFile(trace), before);
+  const fs::path keys = dir_ / "keys.txt";
+  std::ofstream(keys) << "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12\n";
+  const Outcome listed = Run("run --keys-from file:" + keys.string() + " --keys 4 --filter bloom --out " +
+                             (dir_ / "." / "keys.txt").string());
+  EXPECT_EQ(listed.status, 2);
+  EXPECT_NE(listed.err.find("is a key file this run reads"), std::string::npos) << listed.err;
+  EXPECT_EQ(ReadFile(keys).substr(0, 2), "1\n");
+}
+
+// A capture with frames but no IP packet has no flows to replay: bad input, not a run of
+// queries about key 0.
+TEST_F(Driver, ATraceWithoutIpPacketsIsRefused) {
+  const fs::path trace = dir_ / "arp.pcap";
+  amq::PcapFileWriter writer(trace.string(), 1);  // Ethernet
+  std::vector<std::uint8_t> arp(60, 0);
+  arp[12] = 0x08;
+  arp[13] = 0x06;  // EtherType ARP
+  for (int i = 0; i < 10; ++i) writer.Write(arp);
+  writer.Commit();
+  const fs::path out = dir_ / "out.jsonl";
+  const Outcome run = Run("run --trace " + trace.string() + " --filter bloom --out " + out.string());
+  EXPECT_EQ(run.status, 2);
+  EXPECT_NE(run.err.find("has no IP packets"), std::string::npos) << run.err;
+  EXPECT_FALSE(fs::exists(out));
+}
+
+// RocksDB builds no filter below half a bit per key: the cell says the build failed and why,
+// and the grid goes on.
+TEST_F(Driver, RocksDbBelowHalfABitPerKeyIsAFailedBuild) {
+  if (Run("list").out.find("rocksdb_bloom\n") == std::string::npos) GTEST_SKIP() << "no RocksDB";
+  const fs::path out = dir_ / "rocks.jsonl";
+  const Outcome run = Run("run --filter rocksdb_bloom,bloom --fpr 0.8 --keys 1000 --queries 1000 "
+                          "--repeat 1 --out " + out.string());
+  ASSERT_EQ(run.status, 0) << run.err;
+  const auto records = amq::testing::ReadRecords(out);
+  ASSERT_EQ(records.size(), 2u);
+  EXPECT_TRUE(records[0]["build_failed"].get<bool>());
+  EXPECT_NE(records[0]["error"].get<std::string>().find("0.5 bits/key"), std::string::npos);
+  EXPECT_FALSE(records[1]["build_failed"].get<bool>());
 }
 
 TEST_F(Driver, HelpDocumentsEveryRunOption) {

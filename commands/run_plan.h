@@ -5,12 +5,21 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <filesystem>
 #include <string>
 
+#include "core/errors.h"
 #include "harness/result_file.h"
 #include "harness/runner.h"
 
 namespace amq {
+
+// --out must never name an input: writing results over a capture or a key list destroys it.
+inline void CheckNotAnInput(const std::string& out, const std::string& input, const std::string& what) {
+  std::error_code e1, e2;
+  const auto a = std::filesystem::weakly_canonical(out, e1), b = std::filesystem::weakly_canonical(input, e2);
+  if (!e1 && !e2 && a == b) throw InputError("--out " + out + " is " + what + " this run reads; not overwriting it");
+}
 
 inline int RunOnePlan(ExperimentPlan& plan, const Json& experiment, const std::string& command_line,
                       std::uint64_t seed, const std::string& out_path) {

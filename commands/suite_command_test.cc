@@ -254,6 +254,42 @@ TEST_F(Suite, TwoShardsMergedEqualOneRun) {
   EXPECT_NE(mixed.err.find("another suite"), std::string::npos) << mixed.err;
 }
 
+// Two runs writing one file would interleave their cells: the second fails at once. A killed
+// run's temporary file is cleaned up by the next run on that output.
+TEST_F(Suite, OneWriterPerOutputAndNoStaleTemporaries) {
+  const fs::path out = dir_ / "busy.jsonl";
+  std::vector<std::string> args = {AMQ_BINARY, "run", "--filter", "bloom,xor8,cuckoo12,rsqf",
+                                   "--keys", "2000000", "--repeat", "3", "--out", out.string()};
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+  pid_t pid = 0;
+  ASSERT_EQ(posix_spawn(&pid, AMQ_BINARY, &actions, nullptr, argv.data(), environ), 0);
+  posix_spawn_file_actions_destroy(&actions);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (std::chrono::steady_clock::now() < deadline &&
+         ReadFile(out).find("\"record\":\"header\"") == std::string::npos) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  const Outcome second = Run("run --filter bloom --keys 1000 --out " + out.string());
+  kill(pid, SIGKILL);
+  waitpid(pid, nullptr, 0);
+  EXPECT_EQ(second.status, 2);
+  EXPECT_NE(second.err.find("is being written by another amqbench run"), std::string::npos) << second.err;
+
+  // A temporary whose process is gone: the next run removes it.
+  const pid_t gone = fork();
+  if (gone == 0) _exit(0);
+  waitpid(gone, nullptr, 0);
+  const fs::path stale = out.string() + ".tmp." + std::to_string(gone);
+  std::ofstream(stale) << "half a header";
+  ASSERT_EQ(Run("run --filter bloom --keys 1000 --queries 1000 --out " + out.string()).status, 0);
+  EXPECT_FALSE(fs::exists(stale));
+}
+
 TEST_F(Suite, SameCellSameIdAcrossRunsAndSeeds) {
   const std::string suite = kSource + "/commands/testdata/small_suite.toml";
   ASSERT_EQ(Run("suite " + suite + " --out-dir " + (dir_ / "r1").string()).status, 0);

@@ -276,6 +276,12 @@ class RocksDbFilter {
   static RocksDbFilter build(std::span<const std::uint64_t> keys, const FilterParams& p) {
     RocksDbFilter f;
     f.bits_per_key_ = BitsPerKeyFor(p);
+    // Below half a bit per key RocksDB's policies build no filter at all (it rounds the
+    // millibits to zero), so there is nothing to measure: a build that fails, not a crash.
+    if (f.bits_per_key_ < 0.5) {
+      throw BuildFailed(std::string(kName) + ": RocksDB builds no filter below 0.5 bits/key (asked " +
+                        std::to_string(f.bits_per_key_) + ")");
+    }
     f.keys_ = keys.size();
     f.mask_ = SpreadSeed(p.seed);
     f.store_ = std::make_shared<rocksdb_detail::Store>();

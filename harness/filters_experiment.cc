@@ -80,6 +80,12 @@ class FiltersPlan : public ExperimentPlan {
     return "";
   }
 
+  // A trace is read before the result file exists: a damaged capture, or one without IP
+  // packets, is bad input that leaves nothing behind.
+  void Prepare() override {
+    if (p_.trace && !cells_.empty()) Prepare(cells_.front());
+  }
+
   std::vector<Json> Run(std::size_t i) override {
     const FiltersCell& cell = cells_[i];
     Prepare(cell);

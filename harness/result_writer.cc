@@ -2,6 +2,8 @@
 #include "harness/result_writer.h"
 
 #include <fcntl.h>
+#include <signal.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -57,6 +59,32 @@ bool SameSuite(const Json& a, const Json& b) {
   return true;
 }
 
+// One writer per file: a second run on the same output fails at once instead of interleaving
+// its cells with the first one's (the lock goes with the descriptor, so a killed run frees it).
+void LockOrFail(int fd, const std::string& path) {
+  if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    throw InputError(path + " is being written by another amqbench run");
+  }
+}
+
+// Temporaries (<path>.tmp.<pid>) left by runs that were killed: removed, unless their process
+// is still alive.
+void RemoveStaleTemporaries(const std::string& path) {
+  const std::filesystem::path target(path);
+  const std::string prefix = target.filename().string() + ".tmp.";
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator(DirectoryOf(path), error)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind(prefix, 0) != 0) continue;
+    const std::string pid_text = name.substr(prefix.size());
+    if (pid_text.empty() || pid_text.find_first_not_of("0123456789") != std::string::npos) continue;
+    const long pid = std::stol(pid_text);
+    if (pid == getpid() || (kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH)) {
+      std::filesystem::remove(entry.path(), error);
+    }
+  }
+}
+
 bool SameExperiment(const Json& a, const Json& b) {
   return a.value("schema_version", 0) == b.value("schema_version", 0) &&
          a["experiment"].value("id", "") == b["experiment"].value("id", "") &&
@@ -67,6 +95,12 @@ bool SameExperiment(const Json& a, const Json& b) {
 }  // namespace
 
 ResultWriter ResultWriter::Create(const std::string& path, const Json& header) {
+  RemoveStaleTemporaries(path);
+  if (const int existing = open(path.c_str(), O_RDONLY | O_CLOEXEC); existing >= 0) {
+    const bool free = flock(existing, LOCK_EX | LOCK_NB) == 0;
+    close(existing);
+    if (!free) throw InputError(path + " is being written by another amqbench run");
+  }
   const std::string temp = path + ".tmp." + std::to_string(getpid());
   const int fd = open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) throw InputError("cannot write output file " + path + ": " + std::strerror(errno));
@@ -85,6 +119,12 @@ ResultWriter ResultWriter::Create(const std::string& path, const Json& header) {
   }
   SyncDirectory(path);
   // The descriptor still names the file, now under its final name; appends go to it.
+  try {
+    LockOrFail(fd, path);
+  } catch (...) {
+    close(fd);
+    throw;
+  }
   if (lseek(fd, 0, SEEK_END) < 0) {
     close(fd);
     throw InputError("cannot write output file " + path);
@@ -129,8 +169,15 @@ ResultWriter ResultWriter::Resume(const std::string& path, const Json& header,
     }
   }
   if (first) throw InputError(path + " is not a result file (no header line)");
+  RemoveStaleTemporaries(path);
   const int fd = open(path.c_str(), O_WRONLY | O_CLOEXEC);
   if (fd < 0) throw InputError("cannot write output file " + path + ": " + std::strerror(errno));
+  try {
+    LockOrFail(fd, path);
+  } catch (...) {
+    close(fd);
+    throw;
+  }
   if (ftruncate(fd, static_cast<off_t>(keep)) != 0 || lseek(fd, 0, SEEK_END) < 0) {
     close(fd);
     throw InputError("cannot write output file " + path);

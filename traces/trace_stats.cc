@@ -130,6 +130,8 @@ Workload TraceWorkload(const std::string& path, const TraceWorkloadOptions& o) {
     throw InputError("trace workload: member fraction must be in [0, 1]");
   }
   auto [records, summary] = ReadTraceRecords(path);
+  // A capture without IP packets has no flows: replaying it would ask about nothing at all.
+  if (records.empty()) throw InputError("trace " + path + " has no IP packets");
   TraceStats stats = StatsOfRecords(records, summary);
   stats.file = BaseName(path);
   stats.content_hash = FileContentHash(path);
