@@ -11,20 +11,22 @@
 
 #include <malloc.h>
 
+#include <cstdio>
+
 #include <string>
 
 #include "filters/all.h"
 #include "harness/kernels.h"
+#include "harness/micro_size.h"
 #include "workloads/uniform.h"
 
 namespace amq {
 namespace {
 
-constexpr std::size_t kKeys = 1000000;
 
 FilterParams MicroParams() {
   FilterParams p;
-  p.capacity = kKeys;
+  p.capacity = MicroKeys();
   p.target_fpr = 0.01;
   // 10^6 keys at the default 0.95 would need 263,158 buckets and get 2^19, leaving a cuckoo
   // table half empty; 0.96 keeps 2^18 buckets, load 0.954, close to FastFilter's 0.94.
@@ -34,11 +36,11 @@ FilterParams MicroParams() {
 }
 
 const std::vector<std::uint64_t>& Members() {
-  static const auto keys = UniformKeys(1, KeyStream::kMembers, kKeys);
+  static const auto keys = UniformKeys(1, KeyStream::kMembers, MicroKeys());
   return keys;
 }
 const std::vector<std::uint64_t>& NonMembers() {
-  static const auto keys = UniformKeys(1, KeyStream::kNonMembers, kKeys);
+  static const auto keys = UniformKeys(1, KeyStream::kNonMembers, MicroKeys());
   return keys;
 }
 
@@ -66,8 +68,13 @@ void BM_Build(benchmark::State& state) {
       state.ResumeTiming();
       benchmark::DoNotOptimize(InsertAll(filter, keys, failed));
       state.PauseTiming();
-      if (!failed.empty()) state.SkipWithError("insert failed");
+      const bool refused = !failed.empty();
       { F discard = std::move(filter); }  // free outside the timed region
+      if (refused) {
+        // Google Benchmark forbids ResumeTiming after SkipWithError: leave the loop instead.
+        state.SkipWithError("an insert was refused: the table cannot hold n keys at this load");
+        break;
+      }
       state.ResumeTiming();
     }
   }
@@ -112,6 +119,10 @@ void RegisterAll(TypeList<Fs...>) {
 int main(int argc, char** argv) {
   mallopt(M_MMAP_THRESHOLD, 1 << 30);  // keep freed memory for the next build: warm pages
   mallopt(M_TRIM_THRESHOLD, -1);
+  if (!amq::TakeMicroKeysFlag(argc, argv)) {
+    std::fprintf(stderr, "amqbench_micro: --keys=N takes a whole number in [1000, 10^9]\n");
+    return 2;
+  }
   amq::RegisterAll(amq::AllFilters{});
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;

@@ -24,29 +24,37 @@
 #include "filters/quotient.h"
 #include "filters/rsqf.h"
 #include "harness/kernels.h"
+#include "harness/micro_size.h"
 #include "workloads/uniform.h"
 
 namespace amq {
 namespace {
 
-constexpr int kQ = 20, kR = 8;
-constexpr std::size_t kSlots = std::size_t{1} << kQ;
-constexpr std::size_t kProbes = std::size_t{1} << 18;
+constexpr int kR = 8;
+// One table of 2^q slots, the smallest power of two holding the micro-benchmarks' key count
+// (2^20 at the default 10^6), probed by a quarter as many keys (2^18 there).
+int Q() {
+  int q = 10;
+  while ((std::size_t{1} << q) < MicroKeys()) ++q;
+  return q;
+}
+std::size_t Slots() { return std::size_t{1} << Q(); }
+std::size_t Probes() { return Slots() / 4; }
 
 const std::vector<std::uint64_t>& SweepKeys() {
-  static const auto keys = UniformKeys(21, KeyStream::kMembers, kSlots);
+  static const auto keys = UniformKeys(21, KeyStream::kMembers, Slots());
   return keys;
 }
 const std::vector<std::uint64_t>& SweepNegatives() {
-  static const auto keys = UniformKeys(21, KeyStream::kNonMembers, kProbes);
+  static const auto keys = UniformKeys(21, KeyStream::kNonMembers, Probes());
   return keys;
 }
 
-std::size_t KeysAt(int percent) { return kSlots * percent / 100; }
+std::size_t KeysAt(int percent) { return Slots() * percent / 100; }
 
 template <class F>
 F Empty() {
-  return F(kQ, kR, SpreadSeed(21), 1.0);
+  return F(Q(), kR, SpreadSeed(21), 1.0);
 }
 
 // The filter filled to `percent` (built once per process, then copied).
@@ -108,7 +116,7 @@ void BM_Lookup(benchmark::State& state, int percent, bool present) {
   const auto& keys = SweepKeys();
   // Near-full classic QF clusters span much of the table and a lookup walks them: fewer probes.
   const std::size_t probe_count =
-      percent >= 100 ? kProbes / 1024 : (percent >= 99 ? kProbes / 64 : kProbes);
+      percent >= 100 ? Probes() / 1024 : (percent >= 99 ? Probes() / 64 : Probes());
   const std::size_t n = std::min(probe_count, KeysAt(percent));
   const std::span<const std::uint64_t> members(keys.data(), n);
   if (CountContained(f, members) != n) {
@@ -133,7 +141,7 @@ void BM_Merge(benchmark::State& state) {
   for (std::size_t i = half; i < 2 * half; ++i) b.insert(keys[i]);
   {
     const F m = F::merge(a, b);
-    if (m.quotient_bits() != kQ ||
+    if (m.quotient_bits() != Q() ||
         CountContained(m, std::span(keys.data(), 2 * half)) != 2 * half) {
       state.SkipWithError("merge lost keys or grew");
       return;

@@ -22,27 +22,27 @@
 #include "filters/ribbon.h"
 #include "filters/xor.h"
 #include "harness/kernels.h"
+#include "harness/micro_size.h"
 #include "workloads/uniform.h"
 
 namespace amq {
 namespace {
 
-constexpr std::size_t kStaticKeys = 1000000;
 
 FilterParams StaticParams() {
   FilterParams p;
-  p.capacity = kStaticKeys;
+  p.capacity = MicroKeys();
   p.target_fpr = std::ldexp(1.0, -7);  // Ribbon r = 7; the fixed-width filters ignore it
   p.seed = 1;
   return p;
 }
 
 const std::vector<std::uint64_t>& StaticMembers() {
-  static const auto keys = UniformKeys(2, KeyStream::kMembers, kStaticKeys);
+  static const auto keys = UniformKeys(2, KeyStream::kMembers, MicroKeys());
   return keys;
 }
 const std::vector<std::uint64_t>& StaticNonMembers() {
-  static const auto keys = UniformKeys(2, KeyStream::kNonMembers, kStaticKeys);
+  static const auto keys = UniformKeys(2, KeyStream::kNonMembers, MicroKeys());
   return keys;
 }
 
