@@ -25,9 +25,11 @@ std::string AllAdaptiveFilters() {
   for (const FilterEntry& e : Registry()) {
     if (!e.adaptive) continue;
     std::string& list = FindAdaptFilter(e.name)->adaptive ? adaptive : controls;
-    list += (list.empty() ? "" : ",") + std::string(e.name);
+    if (!list.empty()) list += ',';
+    list += e.name;
   }
-  return adaptive + (adaptive.empty() || controls.empty() ? "" : ",") + controls;
+  if (!adaptive.empty() && !controls.empty()) adaptive += ',';
+  return adaptive + controls;
 }
 
 }  // namespace

@@ -125,6 +125,8 @@ TEST_F(Driver, ListNamesEveryFilter) {
 
 TEST_F(Driver, BadInputExitsTwoWithOneLineAndNoFile) {
   const fs::path out = dir_ / "bad.json";
+  const fs::path short_list = dir_ / "ten_keys.txt";
+  std::ofstream(short_list) << "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n";
   const std::string tail = " --out " + out.string();
   const std::pair<std::string, std::string> cases[] = {
       {"run --filter nosuchfilter" + tail, "unknown filter 'nosuchfilter'"},
@@ -154,6 +156,10 @@ TEST_F(Driver, BadInputExitsTwoWithOneLineAndNoFile) {
       {"run --trace " + (dir_ / "missing.pcap").string() + tail, "missing.pcap"},
       {"run --trace x.pcap --keys 10" + tail, "--trace sets the keys"},
       {"run --fpr 0.01 0.001" + tail, "positional"},
+      // Key sets that cannot supply the cell are refused before the first cell, not after.
+      {"run --filter bloom --keys 100,5 --keys-from file:" + short_list.string() + tail, "distinct keys"},
+      {"run --filter bloom --keys 10 --keys-from uniform,strided:9223372036854775807" + tail, "too large"},
+      {"run --filter bloom --keys 3000000 --keys-from words:wamerican" + tail, "distinct keys"},
       {"run --seed -1" + tail, "--seed must be at least 0"},
   };
   for (const auto& [args, message] : cases) {

@@ -1,6 +1,6 @@
 // commands/run_plan.h - what `run` and `adapt` share: one plan run by the one runner into one
 // result file, with the exit status every command uses (0 done, 1 a cell broke an invariant,
-// 130 interrupted; bad input is an InputError, exit 2, from main).
+// 128 + the signal when interrupted: 130, 143, 129; bad input is an InputError, exit 2, from main).
 #pragma once
 
 #include <cstdint>
@@ -33,7 +33,7 @@ inline int RunOnePlan(ExperimentPlan& plan, const Json& experiment, const std::s
   if (outcome.interrupted) {
     std::fprintf(stderr, "amqbench: interrupted; %zu of %zu cells kept in %s\n", outcome.cells_run,
                  outcome.cells_planned, out_path.c_str());
-    return 130;
+    return InterruptExitStatus();
   }
   std::fprintf(stderr, "amqbench: %zu cells written to %s\n", outcome.cells_run, out_path.c_str());
   // A filter that loses a key is broken, not slow: the run says so in its exit status.

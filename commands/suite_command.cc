@@ -118,6 +118,16 @@ int SuiteCommand(const Args& args) {
     }
     return 0;
   }
+  // Every experiment's inputs are read and checked before the first cell of the suite runs.
+  for (std::size_t i : chosen) {
+    SuiteExperiment& e = suite.experiments[i];
+    if (!e.plan->SkipReason().empty()) continue;
+    try {
+      e.plan->Prepare();
+    } catch (const InputError& error) {
+      throw InputError(e.where + ": experiment '" + e.id + "': " + error.what());
+    }
+  }
   std::error_code made;
   fs::create_directories(out_dir, made);
   if (!fs::is_directory(out_dir)) throw InputError("cannot create --out-dir " + out_dir);
@@ -196,7 +206,7 @@ int SuiteCommand(const Args& args) {
   if (interrupted) {
     std::fprintf(stderr, "amqbench: interrupted after %s; finished cells are kept in %s (amqbench suite %s --resume continues)\n",
                  FormatSeconds(SecondsSince(started)).c_str(), out_dir.c_str(), file.c_str());
-    return 130;
+    return Interrupted() ? InterruptExitStatus() : 130;
   }
   manifest["complete"] = true;
   WriteJsonAtomically((fs::path(out_dir) / kManifest).string(), manifest);

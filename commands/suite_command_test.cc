@@ -31,6 +31,29 @@ using amq::testing::ReadFile;
 
 const std::string kSource = AMQ_SOURCE_DIR;
 
+// Starts amqbench in the background, its stderr discarded; returns its pid.
+pid_t Spawn(std::vector<std::string> args) {
+  args.insert(args.begin(), AMQ_BINARY);
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+  pid_t pid = 0;
+  const int spawned = posix_spawn(&pid, AMQ_BINARY, &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  return spawned == 0 ? pid : -1;
+}
+
+// Waits (at most 60 s) until `path` holds `text`.
+void WaitFor(const fs::path& path, const std::string& text) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (std::chrono::steady_clock::now() < deadline && ReadFile(path).find(text) == std::string::npos) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+}
+
 class Suite : public amq::testing::BinaryTest {
  protected:
   // Every line of every .jsonl file in a directory, by file name.
@@ -162,22 +185,10 @@ TEST_F(Suite, ResumeAfterAnInterruptRunsEveryCellExactlyOnce) {
   for (const int signal : {SIGINT, SIGKILL}) {
     const fs::path out = dir_ / ("out" + std::to_string(signal));
     const std::string suite = kSource + "/commands/testdata/slow_suite.toml";
-    std::vector<std::string> args = {AMQ_BINARY, "suite", suite, "--out-dir", out.string()};
-    std::vector<char*> argv;
-    for (std::string& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
-    pid_t pid = 0;
-    ASSERT_EQ(posix_spawn(&pid, AMQ_BINARY, &actions, nullptr, argv.data(), environ), 0);
-    posix_spawn_file_actions_destroy(&actions);
+    const pid_t pid = Spawn({"suite", suite, "--out-dir", out.string()});
+    ASSERT_GT(pid, 0);
     // Wait for the first finished cell, then stop the run in the middle of the next one.
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-    while (std::chrono::steady_clock::now() < deadline) {
-      if (ReadFile(out / "first.jsonl").find("\"record\":\"cell\"") != std::string::npos) break;
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
+    WaitFor(out / "first.jsonl", "\"record\":\"cell\"");
     std::this_thread::sleep_for(std::chrono::milliseconds(60));
     kill(pid, signal);
     int status = 0;
@@ -258,22 +269,10 @@ TEST_F(Suite, TwoShardsMergedEqualOneRun) {
 // run's temporary file is cleaned up by the next run on that output.
 TEST_F(Suite, OneWriterPerOutputAndNoStaleTemporaries) {
   const fs::path out = dir_ / "busy.jsonl";
-  std::vector<std::string> args = {AMQ_BINARY, "run", "--filter", "bloom,xor8,cuckoo12,rsqf",
-                                   "--keys", "2000000", "--repeat", "3", "--out", out.string()};
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
-  pid_t pid = 0;
-  ASSERT_EQ(posix_spawn(&pid, AMQ_BINARY, &actions, nullptr, argv.data(), environ), 0);
-  posix_spawn_file_actions_destroy(&actions);
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  while (std::chrono::steady_clock::now() < deadline &&
-         ReadFile(out).find("\"record\":\"header\"") == std::string::npos) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
+  const pid_t pid = Spawn({"run", "--filter", "bloom,xor8,cuckoo12,rsqf", "--keys", "2000000",
+                           "--repeat", "3", "--out", out.string()});
+  ASSERT_GT(pid, 0);
+  WaitFor(out, "\"record\":\"header\"");
   const Outcome second = Run("run --filter bloom --keys 1000 --out " + out.string());
   kill(pid, SIGKILL);
   waitpid(pid, nullptr, 0);
@@ -288,6 +287,26 @@ TEST_F(Suite, OneWriterPerOutputAndNoStaleTemporaries) {
   std::ofstream(stale) << "half a header";
   ASSERT_EQ(Run("run --filter bloom --keys 1000 --queries 1000 --out " + out.string()).status, 0);
   EXPECT_FALSE(fs::exists(stale));
+}
+
+// SIGTERM and SIGHUP stop a run as SIGINT does, with their conventional statuses, keeping
+// the cells it finished.
+TEST_F(Suite, TerminateAndHangUpExitWithTheirStatus) {
+  for (const auto [signal, status] : {std::pair{SIGTERM, 143}, std::pair{SIGHUP, 129}}) {
+    const fs::path out = dir_ / ("stopped" + std::to_string(signal) + ".jsonl");
+    const pid_t pid = Spawn({"run", "--filter", "bloom,xor8,cuckoo12,rsqf,blocked_bloom",
+                             "--keys", "1000000", "--repeat", "2", "--out", out.string()});
+    ASSERT_GT(pid, 0);
+    WaitFor(out, "\"record\":\"cell\"");
+    kill(pid, signal);
+    int raw = 0;
+    waitpid(pid, &raw, 0);
+    ASSERT_TRUE(WIFEXITED(raw)) << "killed by the signal instead of stopping";
+    EXPECT_EQ(WEXITSTATUS(raw), status);
+    const auto records = amq::testing::ReadRecords(out);
+    EXPECT_GE(records.size(), 1u);
+    EXPECT_LT(records.size(), 5u);
+  }
 }
 
 TEST_F(Suite, SameCellSameIdAcrossRunsAndSeeds) {

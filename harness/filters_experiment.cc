@@ -82,8 +82,21 @@ class FiltersPlan : public ExperimentPlan {
 
   // A trace is read before the result file exists: a damaged capture, or one without IP
   // packets, is bad input that leaves nothing behind.
+  // Every key set that can be refused (a key file shorter than n, a word list too small, a
+  // stride that overflows) is made once here, before the first cell: bad input stops the run
+  // before anything is written, not halfway through the grid.
   void Prepare() override {
-    if (p_.trace && !cells_.empty()) Prepare(cells_.front());
+    if (prepared_) return;
+    prepared_ = true;
+    if (p_.trace) {
+      if (!cells_.empty()) Prepare(cells_.front());
+      return;
+    }
+    for (const Group& group : groups_) {
+      if (group.source && group.source->kind != KeySource::Kind::kUniform) {
+        (void)MakeWorkload(*group.source, group.n, p_.queries, p_.seed);
+      }
+    }
   }
 
   std::vector<Json> Run(std::size_t i) override {
@@ -215,6 +228,7 @@ class FiltersPlan : public ExperimentPlan {
   std::vector<FiltersCell> cells_;
   std::vector<CellPlan> plans_;
   std::optional<Workload> workload_;
+  bool prepared_ = false;
   std::size_t current_group_ = SIZE_MAX, current_stream_ = SIZE_MAX;
   double fraction_ = 0;
 };

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <chrono>
 #include <csignal>
+#include <unistd.h>
 #include <cstdio>
 #include <filesystem>
 #include <numeric>
@@ -17,8 +18,11 @@
 namespace amq {
 namespace {
 
-std::atomic<bool> g_interrupted{false};
-extern "C" void OnInterrupt(int) { g_interrupted = true; }
+std::atomic<int> g_signal{0};
+// The first signal lets the running cell finish; a second one means now.
+extern "C" void OnInterrupt(int signal) {
+  if (g_signal.exchange(signal) != 0) _exit(128 + signal);
+}
 
 double SecondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -31,11 +35,12 @@ bool ExperimentPlan::Broken(const Json& cell_line) const {
 }
 
 void InstallInterruptHandlers() {
-  std::signal(SIGINT, OnInterrupt);
-  std::signal(SIGTERM, OnInterrupt);
+  for (const int signal : {SIGINT, SIGTERM, SIGHUP}) std::signal(signal, OnInterrupt);
 }
 
-bool Interrupted() { return g_interrupted; }
+bool Interrupted() { return g_signal != 0; }
+
+int InterruptExitStatus() { return g_signal ? 128 + g_signal : 0; }
 
 std::string FormatSeconds(double seconds) {
   char text[32];

@@ -6,7 +6,8 @@
 //   - --resume (skip cells already recorded, by cell_id and seed) and --shard K/N (a
 //     deterministic share of the cells, balanced by their expected cost);
 //   - progress on stderr (experiment i of n, cell j of m, elapsed, ETA from the cells done);
-//   - SIGINT/SIGTERM: the running cell finishes, nothing after it starts, exit 130.
+//   - SIGINT, SIGTERM, SIGHUP: the running cell finishes, nothing after it starts, and the
+//     command exits 128 + the signal (130, 143, 129); a second signal exits at once.
 // Dispatch to the kind happens once per cell; everything inside a cell is the kind's own
 // statically dispatched code (harness/kernels.h).
 #pragma once
@@ -44,8 +45,9 @@ class ExperimentPlan {
   // through Run(); true when they did.
   virtual bool RunsItself() const { return false; }
   virtual int RunWhole(const std::string& /*out_path*/, bool /*resume*/) { return 0; }
-  // Reads what every cell needs and can be refused (a damaged trace), before the result file
-  // is created: bad input then leaves no file behind.
+  // Reads what every cell needs and can be refused (a damaged trace, a key file too short),
+  // before the result file is created: bad input then leaves no file behind. Idempotent: the
+  // suite prepares every experiment before running the first.
   virtual void Prepare() {}
   // The reason this experiment cannot run here (a missing optional trace or binary), or "".
   virtual std::string SkipReason() const { return ""; }
@@ -91,9 +93,11 @@ struct RunOutcome {
 // belongs to another experiment; a cell's own exceptions propagate.
 RunOutcome RunPlan(ExperimentPlan& plan, const RunOptions& options);
 
-// Installs the SIGINT/SIGTERM handlers once; Interrupted() says whether one arrived.
+// Installs the SIGINT, SIGTERM and SIGHUP handlers; Interrupted() says whether one arrived,
+// InterruptExitStatus() the conventional status for it (128 + the signal number).
 void InstallInterruptHandlers();
 bool Interrupted();
+int InterruptExitStatus();
 
 // "12.3s", "4m05s": elapsed and ETA on progress lines.
 std::string FormatSeconds(double seconds);
