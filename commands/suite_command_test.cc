@@ -292,7 +292,7 @@ TEST_F(Suite, OneWriterPerOutputAndNoStaleTemporaries) {
 // SIGTERM and SIGHUP stop a run as SIGINT does, with their conventional statuses, keeping
 // the cells it finished.
 TEST_F(Suite, TerminateAndHangUpExitWithTheirStatus) {
-  for (const auto [signal, status] : {std::pair{SIGTERM, 143}, std::pair{SIGHUP, 129}}) {
+  for (const auto& [signal, status] : {std::pair{SIGTERM, 143}, std::pair{SIGHUP, 129}}) {
     const fs::path out = dir_ / ("stopped" + std::to_string(signal) + ".jsonl");
     const pid_t pid = Spawn({"run", "--filter", "bloom,xor8,cuckoo12,rsqf,blocked_bloom",
                              "--keys", "1000000", "--repeat", "2", "--out", out.string()});

@@ -747,7 +747,5 @@ using AcfSwapping = AdaptiveCuckoo<AcfKind::kSwapping>;
 using AcfCuckooing = AdaptiveCuckoo<AcfKind::kCuckooing>;
 using AcfCuckooingFirstFree = AdaptiveCuckoo<AcfKind::kCuckooingFirstFree>;
 
-using AcfFilters = TypeList<Cuckoo4x1, Cuckoo2x4, AcfCyclic, AcfCyclicRanges, AcfSwapping,
-                            AcfCuckooing, AcfCuckooingFirstFree>;
 
 }  // namespace amq

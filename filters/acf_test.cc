@@ -7,9 +7,13 @@
 
 #include <cmath>
 #include <cstdio>
+#include <tuple>
+#include <type_traits>
 #include <unordered_set>
 
 #include "core/stats.h"
+#include "filters/all.h"
+#include "harness/adapt_experiment.h"
 #include "workloads/uniform.h"
 
 namespace amq {
@@ -60,7 +64,20 @@ struct KindNames {
     return std::string(F::kName);
   }
 };
-using Kinds = Rebind<AcfFilters, ::testing::Types>::type;
+// Every filter of the one list with the adaptive capability (harness/adapt_experiment.h), as
+// the adapt experiments choose them: no second list of names.
+template <class F>
+using KeepIfAdaptive = std::conditional_t<AdaptiveFilter<F>, std::tuple<F>, std::tuple<>>;
+template <class... Fs>
+auto AdaptiveTuple(TypeList<Fs...>) -> decltype(std::tuple_cat(std::declval<KeepIfAdaptive<Fs>>()...));
+template <class Tuple>
+struct AsTestTypes;
+template <class... Ts>
+struct AsTestTypes<std::tuple<Ts...>> {
+  using type = ::testing::Types<Ts...>;
+};
+using Kinds = AsTestTypes<decltype(AdaptiveTuple(AllFilters{}))>::type;
+static_assert(std::tuple_size_v<decltype(AdaptiveTuple(AllFilters{}))> == 7);
 TYPED_TEST_SUITE(AcfEveryKind, Kinds, KindNames);
 
 TYPED_TEST(AcfEveryKind, FillsTo95PercentWithoutFailures) {

@@ -112,14 +112,16 @@ class AdaptPlan : public ExperimentPlan {
 
   std::string Describe(const Json& r) const override {
     char text[200];
+    const auto field = [&](const char* name) { return r.value(name, Json(nullptr)).dump(); };
     if (p_.kind == AdaptKind::kAdversarial) {
       std::snprintf(text, sizeof text, "%s false positives in %s queries (a static filter: %s)",
-                    r["false_positives"].dump().c_str(), r["negative_queries"].dump().c_str(),
-                    r["false_positives_static"].dump().c_str());
+                    field("false_positives").c_str(), field("negative_queries").c_str(),
+                    field("false_positives_static").c_str());
     } else {
+      const Json fpr = r.value("fpr", Json(nullptr));
       std::snprintf(text, sizeof text, "load %.3f, fpr %.6f (static theory %.6f), %s adaptations",
-                    r.value("load_factor", 0.0), r["fpr"].is_number() ? r["fpr"].get<double>() : 0.0,
-                    r.value("fpr_theory_static", 0.0), r["adaptations"].dump().c_str());
+                    r.value("load_factor", 0.0), fpr.is_number() ? fpr.get<double>() : 0.0,
+                    r.value("fpr_theory_static", 0.0), field("adaptations").c_str());
     }
     return text;
   }

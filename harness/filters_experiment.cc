@@ -122,10 +122,13 @@ class FiltersPlan : public ExperimentPlan {
   }
 
   std::string Describe(const Json& r) const override {
+    // A failed build carries no measurements, only its reason.
+    if (r.value("build_failed", false)) return "build failed: " + r.value("error", std::string("?"));
+    const Json fpr = r.value("fpr", Json(nullptr));
     char text[160];
-    std::snprintf(text, sizeof text, "%.2f bits/key, fpr %.5f (theory %.5f), fn %s",
-                  r.value("bits_per_key", 0.0), r["fpr"].is_number() ? r["fpr"].get<double>() : 0.0,
-                  r.value("fpr_theory", 0.0), r["false_negatives"].dump().c_str());
+    std::snprintf(text, sizeof text, "%.2f bits/key, fpr %.5f (theory %.5f), fn %lld",
+                  r.value("bits_per_key", 0.0), fpr.is_number() ? fpr.get<double>() : 0.0,
+                  r.value("fpr_theory", 0.0), r.value("false_negatives", 0LL));
     return text;
   }
 
