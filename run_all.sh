@@ -10,13 +10,16 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 cd "$root"
 
+# run_all.sh regenerates everything: finished result files are replaced (--force), unless
+# --resume asks to continue them.
 suite_args=()
+replace=(--force)
 out=results
 report=REPORT.md
 for arg in "$@"; do
   case "$arg" in
     --quick) suite_args+=(--quick); out=results/quick; report=results/quick/REPORT.md ;;
-    --resume) suite_args+=(--resume) ;;
+    --resume) suite_args+=(--resume); replace=() ;;
     -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
     *) echo "run_all.sh: unknown option '$arg' (try --help)" >&2; exit 2 ;;
   esac
@@ -35,7 +38,7 @@ cmake --build build-native --target amqbench_micro -j "$(nproc)" >/dev/null
 scripts/fetch_real_pcap.sh >/dev/null || echo "run_all: the real capture could not be fetched" >&2
 
 started=$(date +%s)
-build/amqbench suite suites/default.toml "${suite_args[@]}" --out-dir "$out" \
+build/amqbench suite suites/default.toml "${suite_args[@]}" "${replace[@]}" --out-dir "$out" \
   --micro-native build-native/amqbench_micro
 echo "run_all: suite finished in $(( $(date +%s) - started )) s" >&2
 

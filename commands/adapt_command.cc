@@ -42,6 +42,7 @@ int AdaptCommand(const Args& args) {
   std::size_t slots = std::size_t{1} << 16, repeats = 100000;
   int selector_bits = 2, tables = 4, trials = 3, max_kicks = 500, max_moves = 500, windows = 10;
   double max_load = 0.95;
+  bool force = false;
   long long seed = 1;  // signed, so "-1" is caught rather than wrapped to 2^64 - 1
   po::options_description options(
       "amqbench adapt: adaptive cuckoo filters (filters/acf.h) against their static controls,\n"
@@ -92,7 +93,8 @@ int AdaptCommand(const Args& args) {
       ("attack", po::value(&attack_text)->default_value(attack_text),
        "adversarial: known_fps and/or random_set, comma list")
       ("repeats", po::value(&repeats)->default_value(repeats), "adversarial: queries per set")
-      ("out", po::value(&out_path), "output JSON file (written atomically)");
+      ("out", po::value(&out_path), "output JSON Lines file (one line appended per finished cell)")
+      ("force", po::bool_switch(&force), "replace --out even if it holds a finished run");
   // clang-format on
   po::variables_map vm;
   try {
@@ -209,7 +211,7 @@ int AdaptCommand(const Args& args) {
   ValidateAdaptParams(params);
   const auto plan = MakeAdaptPlan(params);
   return RunOnePlan(*plan, {{"id", "adapt"}, {"kind", AdaptKindName(params.kind)}},
-                    CommandLine("adapt", args), seed, out_path);
+                    CommandLine("adapt", args), seed, out_path, force);
 }
 
 }  // namespace amq

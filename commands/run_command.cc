@@ -59,7 +59,7 @@ int RunCommand(const Args& args) {
   long long queries = 0, capacity = 0;  // signed, so "-1" is caught rather than wrapped
   long long seed = 1;  // signed, so "-1" is caught rather than wrapped to 2^64 - 1
   int repeats = 0, max_kicks = 500;
-  bool quick = false;
+  bool quick = false, force = false;
   po::options_description options(
       "amqbench run: build each filter over N distinct keys for every combination of the list\n"
       "options, measure it, check it, and write one JSON file.\nOptions");
@@ -97,7 +97,8 @@ int RunCommand(const Args& args) {
       ("repeat", po::value(&repeats), "timed repeats per cell, median reported (default 3; --quick 1)")
       ("max-kicks", po::value(&max_kicks)->default_value(500), "cuckoo: evictions before an insert fails")
       ("quick", po::bool_switch(&quick), "small defaults for a fast smoke run")
-      ("out", po::value(&out_path), "output JSON file (written atomically)");
+      ("out", po::value(&out_path), "output JSON Lines file (one line appended per finished cell)")
+      ("force", po::bool_switch(&force), "replace --out even if it holds a finished run");
   po::variables_map vm;
   try {
     // No positional arguments: a stray value ("--fpr 0.01 0.001") is an error, not ignored.
@@ -217,7 +218,7 @@ int RunCommand(const Args& args) {
   ValidateFiltersParams(grid);
   const auto plan = MakeFiltersPlan(grid);
   return RunOnePlan(*plan, {{"id", "run"}, {"kind", "filters"}}, CommandLine("run", args), seed,
-                    out_path);
+                    out_path, force);
 }
 
 }  // namespace amq

@@ -224,6 +224,19 @@ TEST_F(Driver, RocksDbBelowHalfABitPerKeyIsAFailedBuild) {
   EXPECT_FALSE(records[1]["build_failed"].get<bool>());
 }
 
+// A finished run's file is replaced only on purpose.
+TEST_F(Driver, AFinishedResultIsReplacedOnlyWithForce) {
+  const fs::path out = dir_ / "done.jsonl";
+  ASSERT_EQ(Run("run --quick --filter bloom --out " + out.string()).status, 0);
+  const std::string before = ReadFile(out);
+  const Outcome again = Run("run --quick --filter bloom --out " + out.string());
+  EXPECT_EQ(again.status, 2);
+  EXPECT_NE(again.err.find("holds a finished run; --force replaces it"), std::string::npos) << again.err;
+  EXPECT_EQ(ReadFile(out), before);
+  const Outcome forced = Run("run --quick --filter bloom --force --out " + out.string());
+  EXPECT_EQ(forced.status, 0) << forced.err;
+}
+
 TEST_F(Driver, HelpDocumentsEveryRunOption) {
   const Outcome help = Run("run --help");
   ASSERT_EQ(help.status, 0);

@@ -10,6 +10,7 @@
 
 #include "core/errors.h"
 #include "harness/result_file.h"
+#include "harness/result_writer.h"
 #include "harness/runner.h"
 
 namespace amq {
@@ -22,8 +23,9 @@ inline void CheckNotAnInput(const std::string& out, const std::string& input, co
 }
 
 inline int RunOnePlan(ExperimentPlan& plan, const Json& experiment, const std::string& command_line,
-                      std::uint64_t seed, const std::string& out_path) {
+                      std::uint64_t seed, const std::string& out_path, bool force) {
   CheckWritable(out_path);
+  CheckReplaceable(out_path, force);
   RunOptions options;
   options.out_path = out_path;
   options.header = {{"experiment", experiment}, {"suite", nullptr},

@@ -61,7 +61,7 @@ Json ReadJsonFile(const std::string& path) {
 
 int SuiteCommand(const Args& args) {
   std::string file, only, out_dir, shard_text = "1/1", micro_native = "build-native/amqbench_micro";
-  bool quick = false, resume = false, list = false;
+  bool quick = false, resume = false, list = false, force = false;
   po::options_description options(
       "amqbench suite FILE: run every experiment of a suite file (suites/default.toml) into one\n"
       "directory, <out-dir>/<id>.jsonl each (Google Benchmark's <id>.json for micro), with\n"
@@ -76,6 +76,7 @@ int SuiteCommand(const Args& args) {
       "shard", po::value(&shard_text), "K/N: run a deterministic 1/N of the cells, balanced by cost (join with amqbench merge)")(
       "micro-native", po::value(&micro_native)->default_value(micro_native),
       "amqbench_micro of a -DAMQ_MARCH_NATIVE=ON build, for micro experiments with build = \"native\"")(
+      "force", po::bool_switch(&force), "replace finished result files in out-dir (without it, and without --resume, they are kept and the suite refuses)")(
       "list", po::bool_switch(&list), "check the suite file and list its experiments and cells; run nothing")(
       "file", po::value(&file), "the suite file");
   po::positional_options_description positional;
@@ -117,6 +118,12 @@ int SuiteCommand(const Args& args) {
                   e.plan->SkipReason().empty() ? "" : ("  (skipped: " + e.plan->SkipReason() + ")").c_str());
     }
     return 0;
+  }
+  // A finished result file is replaced only on purpose: --force, or --resume (which keeps it).
+  if (!resume) {
+    for (std::size_t i : chosen) {
+      CheckReplaceable((fs::path(out_dir) / suite.experiments[i].output_name()).string(), force);
+    }
   }
   // Every experiment's inputs are read and checked before the first cell of the suite runs.
   for (std::size_t i : chosen) {

@@ -312,6 +312,11 @@ TEST_F(Suite, TerminateAndHangUpExitWithTheirStatus) {
 TEST_F(Suite, SameCellSameIdAcrossRunsAndSeeds) {
   const std::string suite = kSource + "/commands/testdata/small_suite.toml";
   ASSERT_EQ(Run("suite " + suite + " --out-dir " + (dir_ / "r1").string()).status, 0);
+  // Finished results are kept unless replaced on purpose (--force) or continued (--resume).
+  const Outcome again = Run("suite " + suite + " --out-dir " + (dir_ / "r1").string());
+  EXPECT_EQ(again.status, 2);
+  EXPECT_NE(again.err.find("holds a finished run"), std::string::npos) << again.err;
+  EXPECT_EQ(Run("suite " + suite + " --out-dir " + (dir_ / "r1").string() + " --resume").status, 0);
   ASSERT_EQ(Run("suite " + suite + " --out-dir " + (dir_ / "r2").string()).status, 0);
   const auto r1 = Lines(dir_ / "r1"), r2 = Lines(dir_ / "r2");
   for (const auto& [name, lines] : r1) {

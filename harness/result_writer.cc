@@ -247,4 +247,30 @@ std::vector<Json> ReadResultLines(const std::string& path, Json* header, bool* c
   return lines;
 }
 
+bool IsCompleteResultFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  std::string text = buffer.str();
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  if (text.empty()) return false;
+  try {
+    if (text.find('\n') == std::string::npos || text.rfind("{\"record\"", 0) != 0) {
+      const Json doc = Json::parse(text);  // version 1: one document
+      return doc.is_object() && doc.value("complete", false);
+    }
+    const Json last = Json::parse(text.substr(text.rfind('\n') + 1));
+    return last.is_object() && last.value("record", "") == "end" && last.value("complete", false);
+  } catch (const Json::exception&) {
+    return false;
+  }
+}
+
+void CheckReplaceable(const std::string& path, bool force) {
+  if (!force && IsCompleteResultFile(path)) {
+    throw InputError(path + " holds a finished run; --force replaces it (or --out another file)");
+  }
+}
+
 }  // namespace amq

@@ -55,6 +55,13 @@ class ResultWriter {
 std::vector<Json> ReadResultLines(const std::string& path, Json* header = nullptr,
                                   bool* complete = nullptr);
 
+// Whether `path` holds a finished result file (a version-2 file with its end line, or a
+// version-1 document marked complete): such a file is replaced only when asked to (--force).
+bool IsCompleteResultFile(const std::string& path);
+
+// Refuses (InputError) to replace a finished result file unless `force`.
+void CheckReplaceable(const std::string& path, bool force);
+
 // The key a resumed run matches cells on.
 inline std::string DoneKey(const std::string& cell_id, std::uint64_t seed) {
   return cell_id + ":" + std::to_string(seed);
