@@ -96,14 +96,7 @@ int AdaptCommand(const Args& args) {
       ("out", po::value(&out_path), "output JSON Lines file (one line appended per finished cell)")
       ("force", po::bool_switch(&force), "replace --out even if it holds a finished run");
   // clang-format on
-  po::variables_map vm;
-  try {
-    // No positional arguments: a stray value ("--fpr 0.01 0.001") is an error, not ignored.
-    po::store(po::command_line_parser(args).options(options).positional({}).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    throw InputError(std::string("adapt: ") + e.what());
-  }
+  const po::variables_map vm = ParseOptions("adapt", args, options);
   if (vm.count("help")) {
     std::cout << options
               << "\nRecords carry filter, experiment, trial, seed, slots, bits_per_slot,\n"

@@ -26,27 +26,6 @@ inline std::string ReadFile(const fs::path& path) {
   return text.str();
 }
 
-// The data records of a result file: the "records" of a one-document file (schema 1), or every
-// line of a JSON Lines file (schema 2) but its header and end lines.
-inline std::vector<nlohmann::json> ReadRecords(const fs::path& path) {
-  const std::string text = ReadFile(path);
-  std::vector<nlohmann::json> records;
-  if (!text.empty() && text.front() == '{' && text.find("\n{\"record\"") == std::string::npos &&
-      text.rfind("{\"record\"", 0) != 0) {
-    const nlohmann::json doc = nlohmann::json::parse(text);
-    for (const auto& r : doc["records"]) records.push_back(r);
-    return records;
-  }
-  std::istringstream lines(text);
-  for (std::string line; std::getline(lines, line);) {
-    if (line.empty()) continue;
-    auto j = nlohmann::json::parse(line);
-    const std::string kind = j.value("record", "");
-    if (kind != "header" && kind != "end") records.push_back(std::move(j));
-  }
-  return records;
-}
-
 // A version-2 result file gathered into one object for tests: its header's schema_version and
 // context, whether its end line is there, and its data records.
 inline nlohmann::json ReadResultDocument(const fs::path& path) {
@@ -67,6 +46,12 @@ inline nlohmann::json ReadResultDocument(const fs::path& path) {
     }
   }
   return doc;
+}
+
+// The data records of a result file: every line but its header and end lines.
+inline std::vector<nlohmann::json> ReadRecords(const fs::path& path) {
+  const nlohmann::json doc = ReadResultDocument(path);
+  return doc["records"].get<std::vector<nlohmann::json>>();
 }
 
 class BinaryTest : public ::testing::Test {

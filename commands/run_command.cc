@@ -99,14 +99,7 @@ int RunCommand(const Args& args) {
       ("quick", po::bool_switch(&quick), "small defaults for a fast smoke run")
       ("out", po::value(&out_path), "output JSON Lines file (one line appended per finished cell)")
       ("force", po::bool_switch(&force), "replace --out even if it holds a finished run");
-  po::variables_map vm;
-  try {
-    // No positional arguments: a stray value ("--fpr 0.01 0.001") is an error, not ignored.
-    po::store(po::command_line_parser(args).options(options).positional({}).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    throw InputError(std::string("run: ") + e.what());
-  }
+  const po::variables_map vm = ParseOptions("run", args, options);
   if (vm.count("help")) {
     std::cout << options << "\nFields of the output: amqbench legend\n";
     return 0;

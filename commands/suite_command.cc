@@ -13,6 +13,7 @@
 #include <set>
 
 #include "commands/commands.h"
+#include "commands/option_lists.h"
 #include "core/errors.h"
 #include "harness/result_file.h"
 #include "harness/result_writer.h"
@@ -81,13 +82,7 @@ int SuiteCommand(const Args& args) {
       "file", po::value(&file), "the suite file");
   po::positional_options_description positional;
   positional.add("file", 1);
-  po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(args).options(options).positional(positional).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    throw InputError(std::string("suite: ") + e.what());
-  }
+  const po::variables_map vm = ParseOptions("suite", args, options, positional);
   if (vm.count("help")) {
     std::cout << "usage: amqbench suite FILE [--quick] [--only ID,...] [--out-dir DIR] [--resume] "
                  "[--shard K/N]\n"
@@ -170,14 +165,6 @@ int SuiteCommand(const Args& args) {
     if (const std::string why = e.plan->SkipReason(); !why.empty()) {
       std::fprintf(stderr, "%sskipped: %s\n", prefix.c_str(), why.c_str());
       entry["skipped"] = why;
-    } else if (e.plan->RunsItself()) {
-      if (shard.active() && !CellsOfShard(e.plan->cells(), shard)[0]) {
-        entry["skipped"] = "another shard runs it";
-      } else {
-        std::fprintf(stderr, "%s%s\n", prefix.c_str(), e.plan->cells()[0].label.c_str());
-        interrupted = e.plan->RunWhole(out, resume) == 130;
-        entry["cells"] = 1;
-      }
     } else {
       RunOptions run;
       run.out_path = out;
@@ -234,13 +221,7 @@ int MergeCommand(const Args& args) {
       "shards", po::value(&shards)->multitoken(), "the shard output directories");
   po::positional_options_description positional;
   positional.add("shards", -1);
-  po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(args).options(options).positional(positional).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    throw InputError(std::string("merge: ") + e.what());
-  }
+  const po::variables_map vm = ParseOptions("merge", args, options, positional);
   if (vm.count("help")) {
     std::cout << options;
     return 0;

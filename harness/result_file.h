@@ -12,8 +12,6 @@ namespace amq {
 
 using Json = nlohmann::ordered_json;
 
-inline constexpr int kSchemaVersion = 1;
-
 // Host (name, CPU model, cores, caches), compiler and flags, build type, -march=native,
 // git commit, command line, UTC time, seed.
 Json RunContext(const std::string& command_line, std::uint64_t seed);

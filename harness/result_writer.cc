@@ -248,22 +248,18 @@ std::vector<Json> ReadResultLines(const std::string& path, Json* header, bool* c
 }
 
 bool IsCompleteResultFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  std::string text = buffer.str();
-  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
-  if (text.empty()) return false;
+  if (!std::filesystem::is_regular_file(path)) return false;
   try {
-    if (text.find('\n') == std::string::npos || text.rfind("{\"record\"", 0) != 0) {
+    std::string text = ReadWhole(path);
+    while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+    if (text.rfind("{\"record\"", 0) != 0) {
       const Json doc = Json::parse(text);  // version 1: one document
       return doc.is_object() && doc.value("complete", false);
     }
     const Json last = Json::parse(text.substr(text.rfind('\n') + 1));
-    return last.is_object() && last.value("record", "") == "end" && last.value("complete", false);
-  } catch (const Json::exception&) {
-    return false;
+    return last.value("record", "") == "end" && last.value("complete", false);
+  } catch (const std::exception&) {
+    return false;  // unreadable or not a result file: nothing finished to protect
   }
 }
 

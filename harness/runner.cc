@@ -88,6 +88,20 @@ RunOutcome RunPlan(ExperimentPlan& plan, const RunOptions& options) {
   const std::vector<CellPlan>& cells = plan.cells();
   RunOutcome outcome;
   outcome.cells_planned = cells.size();
+  if (plan.RunsItself()) {
+    // One cell writing its own file: the shard that owns it runs it, the others note it.
+    if (!CellsOfShard(cells, options.shard)[0]) {
+      outcome.cells_other_shards = 1;
+      outcome.complete = true;
+      return outcome;
+    }
+    std::fprintf(stderr, "%s%s\n", options.progress_prefix.c_str(), cells[0].label.c_str());
+    outcome.interrupted = plan.RunWhole(options.out_path, options.resume) == 130 || Interrupted();
+    outcome.cells_run = outcome.interrupted ? 0 : 1;
+    outcome.complete = !outcome.interrupted;
+    outcome.seconds = SecondsSince(started);
+    return outcome;
+  }
 
   Json header = options.header;
   header["record"] = "header";

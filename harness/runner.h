@@ -41,8 +41,9 @@ class ExperimentPlan {
   virtual std::string Describe(const Json& cell_line) const = 0;
   // Whether a finished cell broke an invariant (false negatives, an inconsistent remote store).
   virtual bool Broken(const Json& cell_line) const;
-  // Kinds that write a file of their own (micro: Google Benchmark's JSON) run here instead of
-  // through Run(); true when they did.
+  // Kinds that write a file of their own (micro: Google Benchmark's JSON) are one cell that
+  // RunPlan hands the output path to, instead of calling Run(); RunWhole returns 130 when it
+  // was interrupted.
   virtual bool RunsItself() const { return false; }
   virtual int RunWhole(const std::string& /*out_path*/, bool /*resume*/) { return 0; }
   // Reads what every cell needs and can be refused (a damaged trace, a key file too short),

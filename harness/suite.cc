@@ -22,7 +22,7 @@ namespace amq {
 namespace {
 
 // The value a key must hold.
-enum class Type { kInt, kNum, kStr, kBool, kIntList, kNumList, kStrList, kTrace, kFilters, kSynth };
+enum class Type { kInt, kNum, kStr, kBool, kIntList, kNumList, kStrList, kTrace, kFilters };
 
 struct KeySpec {
   const char* name;
@@ -99,7 +99,6 @@ const char* TypeName(Type t) {
     case Type::kStrList: return "a list of strings";
     case Type::kTrace: return "a table { path = \"FILE\", optional = BOOL, key = \"5tuple\" } or { synth = { packets, flows, seed, alpha } }";
     case Type::kFilters: return "a table (or list of tables) of filter selectors";
-    case Type::kSynth: return "a table { packets, flows, seed, alpha }";
   }
   return "?";
 }
@@ -291,8 +290,6 @@ class SuiteReader {
         } else {
           fail_type();
         }
-        break;
-      case Type::kSynth:
         break;
     }
   }
