@@ -59,7 +59,7 @@ int RunCommand(const Args& args) {
   long long queries = 0, capacity = 0;  // signed, so "-1" is caught rather than wrapped
   long long seed = 1;  // signed, so "-1" is caught rather than wrapped to 2^64 - 1
   int repeats = 0, max_kicks = 500;
-  bool quick = false, force = false;
+  bool quick = false, force = false, allow_oversubscribe = false;
   po::options_description options(
       "amqbench run: build each filter over N distinct keys for every combination of the list\n"
       "options, measure it, check it, and write one JSON file.\nOptions");
@@ -98,7 +98,9 @@ int RunCommand(const Args& args) {
       ("max-kicks", po::value(&max_kicks)->default_value(500), "cuckoo: evictions before an insert fails")
       ("quick", po::bool_switch(&quick), "small defaults for a fast smoke run")
       ("out", po::value(&out_path), "output JSON Lines file (one line appended per finished cell)")
-      ("force", po::bool_switch(&force), "replace --out even if it holds a finished run");
+      ("force", po::bool_switch(&force), "replace --out even if it holds a finished run")
+      ("allow-oversubscribe", po::bool_switch(&allow_oversubscribe),
+       "run cells whose estimated peak memory exceeds what the machine has available (refused without it)");
   const po::variables_map vm = ParseOptions("run", args, options);
   if (vm.count("help")) {
     std::cout << options << "\nFields of the output: amqbench legend\n";
@@ -211,7 +213,7 @@ int RunCommand(const Args& args) {
   ValidateFiltersParams(grid);
   const auto plan = MakeFiltersPlan(grid);
   return RunOnePlan(*plan, {{"id", "run"}, {"kind", "filters"}}, CommandLine("run", args), seed,
-                    out_path, force);
+                    out_path, force, allow_oversubscribe);
 }
 
 }  // namespace amq

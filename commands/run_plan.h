@@ -23,13 +23,15 @@ inline void CheckNotAnInput(const std::string& out, const std::string& input, co
 }
 
 inline int RunOnePlan(ExperimentPlan& plan, const Json& experiment, const std::string& command_line,
-                      std::uint64_t seed, const std::string& out_path, bool force) {
+                      std::uint64_t seed, const std::string& out_path, bool force,
+                      bool allow_oversubscribe = false) {
   CheckWritable(out_path);
   CheckReplaceable(out_path, force);
   RunOptions options;
   options.out_path = out_path;
   options.header = {{"experiment", experiment}, {"suite", nullptr},
                     {"context", RunContext(command_line, seed)}};
+  options.allow_oversubscribe = allow_oversubscribe;
   InstallInterruptHandlers();
   const RunOutcome outcome = RunPlan(plan, options);
   if (outcome.interrupted) {

@@ -62,7 +62,7 @@ Json ReadJsonFile(const std::string& path) {
 
 int SuiteCommand(const Args& args) {
   std::string file, only, out_dir, shard_text = "1/1", micro_native = "build-native/amqbench_micro";
-  bool quick = false, resume = false, list = false, force = false;
+  bool quick = false, resume = false, list = false, force = false, allow_oversubscribe = false;
   po::options_description options(
       "amqbench suite FILE: run every experiment of a suite file (suites/default.toml) into one\n"
       "directory, <out-dir>/<id>.jsonl each (Google Benchmark's <id>.json for micro), with\n"
@@ -78,6 +78,8 @@ int SuiteCommand(const Args& args) {
       "micro-native", po::value(&micro_native)->default_value(micro_native),
       "amqbench_micro of a -DAMQ_MARCH_NATIVE=ON build, for micro experiments with build = \"native\"")(
       "force", po::bool_switch(&force), "replace finished result files in out-dir (without it, and without --resume, they are kept and the suite refuses)")(
+      "allow-oversubscribe", po::bool_switch(&allow_oversubscribe),
+      "run cells whose estimated peak memory exceeds what the machine has available (refused without it)")(
       "list", po::bool_switch(&list), "check the suite file and list its experiments and cells; run nothing")(
       "file", po::value(&file), "the suite file");
   po::positional_options_description positional;
@@ -126,6 +128,7 @@ int SuiteCommand(const Args& args) {
     if (!e.plan->SkipReason().empty()) continue;
     try {
       e.plan->Prepare();
+      CheckFitsInMemory(*e.plan, shard, allow_oversubscribe);
     } catch (const InputError& error) {
       throw InputError(e.where + ": experiment '" + e.id + "': " + error.what());
     }
@@ -183,6 +186,8 @@ int SuiteCommand(const Args& args) {
       run.suite_cost_before = cost_before;
       run.suite_cost_after = total_cost - cost_before - costs[n];
       run.suite_seconds_before = SecondsSince(started);
+      run.allow_oversubscribe = allow_oversubscribe;
+      run.resume_hint = "; amqbench suite " + file + " --resume continues";
       const RunOutcome outcome = RunPlan(*e.plan, run);
       broken += outcome.broken;
       interrupted = outcome.interrupted;

@@ -6,11 +6,13 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <sstream>
 
 #include "core/errors.h"
 #include "core/file_util.h"
 #include "harness/cell_id.h"
+#include "harness/memory_estimate.h"
 #include "traces/pcap_writer.h"
 #include "traces/trace_stats.h"
 #include "workloads/queries.h"
@@ -117,6 +119,50 @@ class FiltersPlan : public ExperimentPlan {
     spec.churn_rounds = p_.churn_rounds;
     spec.churn_queries_per_round = p_.churn_queries;
     return {cell.filter->run_cell(spec)};  // the runner marks it record = cell
+  }
+
+  // Trace cells make no estimate: their keys are bounded by the capture, already read.
+  std::optional<MemoryEstimate> EstimateMemory(std::size_t i) override {
+    const FiltersCell& cell = cells_[i];
+    const Group& group = groups_[cell.group];
+    if (!group.source) return std::nullopt;
+    const std::size_t capacity = p_.capacity ? *p_.capacity : group.n;
+    const std::uint64_t scale = EstimateScale(std::max(capacity, group.n));
+    // Up to 2^20 keys the cell itself is measured; above, the line through two smaller builds.
+    const auto measure = [&](std::uint64_t divisor) {
+      FilterParams scaled;
+      scaled.capacity = static_cast<std::size_t>((capacity + divisor - 1) / divisor);
+      scaled.target_fpr = cell.sizing.fpr;
+      scaled.bits_per_key = cell.sizing.bits_per_key;
+      scaled.max_load = cell.max_load;
+      scaled.seed = p_.seed;
+      scaled.max_kicks = p_.max_kicks;
+      const std::size_t keys = static_cast<std::size_t>((group.n + divisor - 1) / divisor);
+      std::ostringstream key;
+      key << cell.filter->name << ' ' << scaled.capacity << ' ' << keys << ' ' << scaled.target_fpr
+          << ' ' << scaled.bits_per_key << ' ' << scaled.max_load;
+      auto it = measured_.find(key.str());
+      if (it == measured_.end()) {
+        it = measured_.emplace(key.str(), cell.filter->measure_build_bytes(scaled, keys)).first;
+      }
+      return it->second;
+    };
+    MemoryEstimate e;
+    e.scale = scale;
+    const auto large = measure(scale);
+    if (!large) return std::nullopt;
+    e.filter_bytes = *large;
+    if (scale > 1) {
+      const auto small = measure(scale * 2);
+      if (!small) return std::nullopt;
+      const double size = double(std::max(capacity, group.n));
+      e.filter_bytes = ExtendLine(size / double(scale * 2), double(*small), size / double(scale),
+                                  double(*large), size);
+    }
+    e.buffer_bytes = CellBufferBytes(group.n, p_.queries);
+    // A churn schedule holds one step (key, operation) per fill, erase, insert and query.
+    if (p_.churn_rounds > 0) e.buffer_bytes += 16 * (group.n + p_.churn_rounds * (2 + p_.churn_queries));
+    return e;
   }
 
   std::string Describe(const Json& r) const override {
@@ -229,6 +275,7 @@ class FiltersPlan : public ExperimentPlan {
   std::vector<FiltersCell> cells_;
   std::vector<CellPlan> plans_;
   std::optional<Workload> workload_;
+  std::map<std::string, std::optional<std::uint64_t>> measured_;  // by scaled cell
   bool prepared_ = false;
   std::size_t current_group_ = SIZE_MAX, current_stream_ = SIZE_MAX;
   double fraction_ = 0;

@@ -3,6 +3,7 @@
 
 #include "filters/all.h"
 #include "harness/adapt_experiment.h"
+#include "harness/memory_estimate.h"
 
 namespace amq {
 namespace {
@@ -20,7 +21,7 @@ template <Filter F>
 FilterEntry EntryFor() {
   return {F::kName,        F::kFamily,       F::kParameters,        DynamicFilter<F>,
           ErasableFilter<F>, IsFixedWidth<F>(), AdaptiveFilter<F>,    LibraryOf<F>(),
-          StatsOf<F>(),      &RunCell<F>};
+          StatsOf<F>(),      &RunCell<F>,      &MeasureBuildBytes<F>};
 }
 
 template <class... Fs>

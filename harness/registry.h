@@ -3,6 +3,8 @@
 // through this pointer; everything below it is direct, inlined calls.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -22,6 +24,9 @@ struct FilterEntry {
   std::string_view library;       // the production library it wraps, or ""
   std::span<const StatSpec> stats;  // the statistics add_stats reports
   Json (*run_cell)(const CellSpec&);
+  // Peak bytes one build at these params and this many keys adds, measured in a forked child
+  // (harness/memory_estimate.h); nullopt when it could not be measured.
+  std::optional<std::uint64_t> (*measure_build_bytes)(const FilterParams&, std::size_t keys);
 };
 
 const std::vector<FilterEntry>& Registry();

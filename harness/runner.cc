@@ -7,11 +7,15 @@
 #include <csignal>
 #include <unistd.h>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <numeric>
+#include <mutex>
 #include <set>
+#include <thread>
 
 #include "core/errors.h"
+#include "harness/process_memory.h"
 #include "harness/result_writer.h"
 #include "harness/schema.h"
 
@@ -24,6 +28,55 @@ extern "C" void OnInterrupt(int signal) {
   if (g_signal.exchange(signal) != 0) _exit(128 + signal);
 }
 
+// Whether a cell is running, so the watchdog knows whether stopping now loses only that cell.
+// The main thread moves kInCell -> kBetweenCells when the cell returns; the watchdog moves
+// kInCell -> kAbandoned. Whoever wins the exchange decides: a cell the watchdog abandoned is
+// never written, and a cell being written is never abandoned.
+enum CellState : int { kBetweenCells, kInCell, kAbandoned };
+std::atomic<int> g_cell_state{kBetweenCells};
+// The line the watchdog prints when it abandons a cell: written by the main thread only while
+// no cell runs, read by the watchdog only after it won the cell (the exchange orders the two).
+char g_abandon_line[2048];
+constexpr auto kAbandonAfter = std::chrono::milliseconds(500);
+
+void Watchdog() {
+  std::optional<std::chrono::steady_clock::time_point> waiting_since;
+  for (;;) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    if (g_signal == 0 || g_cell_state.load() != kInCell) {
+      waiting_since.reset();
+      continue;
+    }
+    const auto now = std::chrono::steady_clock::now();
+    if (!waiting_since) waiting_since = now;
+    if (now - *waiting_since < kAbandonAfter) continue;
+    int running = kInCell;
+    if (g_cell_state.compare_exchange_strong(running, kAbandoned)) {
+      const ssize_t ignored = write(STDERR_FILENO, g_abandon_line, std::strlen(g_abandon_line));
+      (void)ignored;
+      _exit(128 + g_signal);
+    }
+  }
+}
+
+// Marks a cell as running for its lifetime; if the watchdog abandoned it meanwhile, the
+// process is about to exit, and this thread must not write anything: it waits for the end.
+class RunningCell {
+ public:
+  explicit RunningCell(const std::string& abandon_line) {
+    std::snprintf(g_abandon_line, sizeof g_abandon_line, "%s\n", abandon_line.c_str());
+    g_cell_state.store(kInCell);
+  }
+  ~RunningCell() {
+    int running = kInCell;
+    if (!g_cell_state.compare_exchange_strong(running, kBetweenCells)) {
+      for (;;) pause();
+    }
+  }
+  RunningCell(const RunningCell&) = delete;
+  RunningCell& operator=(const RunningCell&) = delete;
+};
+
 double SecondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
@@ -35,6 +88,8 @@ bool ExperimentPlan::Broken(const Json& cell_line) const {
 }
 
 void InstallInterruptHandlers() {
+  static std::once_flag watchdog;
+  std::call_once(watchdog, [] { std::thread(Watchdog).detach(); });
   for (const int signal : {SIGINT, SIGTERM, SIGHUP}) std::signal(signal, OnInterrupt);
 }
 
@@ -83,6 +138,32 @@ std::vector<bool> CellsOfShard(const std::vector<CellPlan>& cells, const Shard& 
   return mine;
 }
 
+void CheckFitsInMemory(ExperimentPlan& plan, const Shard& shard, bool allow) {
+  const std::vector<CellPlan>& cells = plan.cells();
+  const std::vector<bool> mine = CellsOfShard(cells, shard);
+  std::optional<std::size_t> largest;
+  MemoryEstimate most;
+  for (std::size_t i = 0; i < cells.size(); ++i) {
+    if (!mine[i]) continue;
+    const std::optional<MemoryEstimate> e = plan.EstimateMemory(i);
+    if (e && (!largest || e->total() > most.total())) {
+      largest = i;
+      most = *e;
+    }
+  }
+  if (!largest) return;
+  const std::optional<AvailableMemory> available = AvailableMemoryBytes();
+  if (!available || most.total() <= available->bytes) return;
+  const std::string what =
+      "cell '" + cells[*largest].label + "' needs about " + FormatBytes(double(most.total())) +
+      " by estimate (filter and build " + FormatBytes(double(most.filter_bytes)) +
+      (most.scale > 1 ? ", extrapolated from 1/" + std::to_string(most.scale) + " size" : "") +
+      "; keys and queries " + FormatBytes(double(most.buffer_bytes)) + "), and " +
+      FormatBytes(double(available->bytes)) + " is available (" + available->source + ")";
+  if (!allow) throw InputError(what + "; use fewer keys or --allow-oversubscribe");
+  std::fprintf(stderr, "amqbench: warning: %s; running anyway (--allow-oversubscribe)\n", what.c_str());
+}
+
 RunOutcome RunPlan(ExperimentPlan& plan, const RunOptions& options) {
   const auto started = std::chrono::steady_clock::now();
   const std::vector<CellPlan>& cells = plan.cells();
@@ -116,6 +197,7 @@ RunOutcome RunPlan(ExperimentPlan& plan, const RunOptions& options) {
   }
 
   plan.Prepare();
+  CheckFitsInMemory(plan, options.shard, options.allow_oversubscribe);
   std::set<std::string> done;
   bool was_complete = false;
   const bool resuming = options.resume && std::filesystem::exists(options.out_path);
@@ -144,7 +226,19 @@ RunOutcome RunPlan(ExperimentPlan& plan, const RunOptions& options) {
   for (std::size_t i = 0; i < cells.size(); ++i) {
     if (!mine[i] || done.count(DoneKey(cells[i].cell_id, cells[i].seed))) continue;
     if (Interrupted()) break;
-    std::vector<Json> lines = plan.Run(i);
+    const std::optional<MemoryEstimate> estimate = plan.EstimateMemory(i);
+    const bool peak_reset = ResetPeakRss();
+    std::vector<Json> lines;
+    {
+      const RunningCell running("amqbench: interrupted; abandoned the running cell (" +
+                                cells[i].label + "), not recorded; " +
+                                std::to_string(outcome.cells_kept + ran) + " of " +
+                                std::to_string(cells.size() - outcome.cells_other_shards) +
+                                " cells are in " + options.out_path + options.resume_hint);
+      lines = plan.Run(i);
+    }
+    if (estimate) lines.back()["memory_estimate_bytes"] = estimate->total();
+    if (const auto peak = PeakRssBytes(); peak && peak_reset) lines.back()["peak_rss_bytes"] = *peak;
     const std::string kind = options.header["experiment"].value("kind", "");
     const std::string experiment = options.header["experiment"].value("id", "");
     for (Json& line : lines) {

@@ -6,8 +6,13 @@
 //   - --resume (skip cells already recorded, by cell_id and seed) and --shard K/N (a
 //     deterministic share of the cells, balanced by their expected cost);
 //   - progress on stderr (experiment i of n, cell j of m, elapsed, ETA from the cells done);
-//   - SIGINT, SIGTERM, SIGHUP: the running cell finishes, nothing after it starts, and the
-//     command exits 128 + the signal (130, 143, 129); a second signal exits at once.
+//   - a memory check before the first cell: a cell whose estimated peak (the plan's
+//     MemoryEstimate) exceeds the memory available is refused with one line, unless the run
+//     allows oversubscription; each cell line records the estimate and the peak RSS measured;
+//   - SIGINT, SIGTERM, SIGHUP: nothing new starts, and the command exits 128 + the signal
+//     (130, 143, 129). A cell still running half a second after the signal is abandoned - not
+//     recorded, the process exits from a watchdog thread with a line saying what was kept -
+//     so a stop takes about a second whatever the cell's size; a second signal exits at once.
 // Dispatch to the kind happens once per cell; everything inside a cell is the kind's own
 // statically dispatched code (harness/kernels.h).
 #pragma once
@@ -15,12 +20,21 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "harness/result_file.h"
 
 namespace amq {
+
+// What one cell is expected to need at its peak (harness/memory_estimate.h).
+struct MemoryEstimate {
+  std::uint64_t filter_bytes = 0;  // the filter and its build's scratch, measured scaled down
+  std::uint64_t buffer_bytes = 0;  // keys and query arrays
+  std::uint64_t scale = 1;         // the filter part was extrapolated from 1/scale of the cell
+  std::uint64_t total() const { return filter_bytes + buffer_bytes; }
+};
 
 struct CellPlan {
   Json identity;             // what defines the cell; hashed to cell_id
@@ -52,6 +66,10 @@ class ExperimentPlan {
   virtual void Prepare() {}
   // The reason this experiment cannot run here (a missing optional trace or binary), or "".
   virtual std::string SkipReason() const { return ""; }
+  // Cell i's expected peak memory, or nullopt where the kind makes no estimate. Called after
+  // Prepare, before the first cell runs; may be slow the first time (it measures), so plans
+  // cache it.
+  virtual std::optional<MemoryEstimate> EstimateMemory(std::size_t /*i*/) { return std::nullopt; }
 };
 
 struct Shard {
@@ -76,6 +94,8 @@ struct RunOptions {
   double suite_cost_before = 0;
   double suite_cost_after = 0;
   double suite_seconds_before = 0;
+  bool allow_oversubscribe = false;  // run cells whose estimate exceeds the memory available
+  std::string resume_hint;           // appended to the line an interrupted run ends with
 };
 
 struct RunOutcome {
@@ -89,6 +109,11 @@ struct RunOutcome {
   double seconds = 0;
   double cost_run = 0;
 };
+
+// Throws InputError (one line: the cell, its estimate, the memory available) when a cell of
+// this shard is estimated to need more memory than the machine has, unless `allow`; then it
+// warns once on stderr instead.
+void CheckFitsInMemory(ExperimentPlan& plan, const Shard& shard, bool allow);
 
 // Runs a plan into options.out_path. Throws InputError for bad output paths or a file that
 // belongs to another experiment; a cell's own exceptions propagate.

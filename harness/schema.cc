@@ -88,6 +88,9 @@ const std::vector<FieldSpec> kRecordFields = {
     {"negative_queries", "integer", "queries", "non-member queries asked (filters: distinct non-members; adapt: every query to a non-member)", kEvery},
     {"space_overhead_pct", "number|null", "percent", "100 * (bits_per_key / log2(1/fpr_theory) - 1): excess over the lower bound", kFilters},
     {"load_factor", "number", "fraction", "table families: occupied slots / slots", kEvery},
+    // What the cell took from the machine (harness/process_memory.h, harness/memory_estimate.h).
+    {"memory_estimate_bytes", "integer", "bytes", "the cell's peak memory as estimated before the run: the filter and its build measured at a small scale in a child process and scaled up, plus the key and query buffers; absent for trace cells and the adapt kinds", "filters cells"},
+    {"peak_rss_bytes", "integer", "bytes", "the process's peak resident set while the cell ran (VmHWM, reset at the cell's start), including memory held from before the cell; absent where /proc/self/clear_refs cannot be written", "cell rows"},
     // The adaptive-filter kinds (harness/adapt_experiment.h).
     {"trial", "integer", "", "trial number within the cell (its seed is the cell's seed + trial)", "adapt_*, trial rows"},
     {"trials", "integer", "count", "trials summarised in a cell row", "adapt_synthetic, adapt_adversarial cell rows"},

@@ -29,9 +29,9 @@ TEST(Schema, AClashIsFound) {
   static constexpr StatSpec kA[] = {{"probes", "integer", "count", "lookups per key"}};
   static constexpr StatSpec kB[] = {{"probes", "number", "count", "something else"}};
   static constexpr StatSpec kShadow[] = {{"fpr", "number", "fraction", "a second fpr"}};
-  const FilterEntry a{"a", "x", "", true, false, false, false, "", kA, nullptr};
-  const FilterEntry b{"b", "x", "", true, false, false, false, "", kB, nullptr};
-  const FilterEntry shadow{"c", "x", "", true, false, false, false, "", kShadow, nullptr};
+  const FilterEntry a{"a", "x", "", true, false, false, false, "", kA, nullptr, nullptr};
+  const FilterEntry b{"b", "x", "", true, false, false, false, "", kB, nullptr, nullptr};
+  const FilterEntry shadow{"c", "x", "", true, false, false, false, "", kShadow, nullptr, nullptr};
   const std::vector<FilterEntry> clash = {a, b, shadow};
   const auto problems = SchemaProblems(clash);
   ASSERT_EQ(problems.size(), 2u);
