@@ -128,7 +128,7 @@ class FiltersPlan : public ExperimentPlan {
     if (!group.source) return std::nullopt;
     const std::size_t capacity = p_.capacity ? *p_.capacity : group.n;
     const std::uint64_t scale = EstimateScale(std::max(capacity, group.n));
-    // Up to 2^20 keys the cell itself is measured; above, the line through two smaller builds.
+    // Up to 2^19 keys the cell itself is measured; above, the line through two smaller builds.
     const auto measure = [&](std::uint64_t divisor) {
       FilterParams scaled;
       scaled.capacity = static_cast<std::size_t>((capacity + divisor - 1) / divisor);
@@ -138,12 +138,15 @@ class FiltersPlan : public ExperimentPlan {
       scaled.seed = p_.seed;
       scaled.max_kicks = p_.max_kicks;
       const std::size_t keys = static_cast<std::size_t>((group.n + divisor - 1) / divisor);
+      // Suite experiments share many cells' shapes: one measurement serves them all.
+      static std::map<std::string, std::optional<std::uint64_t>> measured;
       std::ostringstream key;
       key << cell.filter->name << ' ' << scaled.capacity << ' ' << keys << ' ' << scaled.target_fpr
-          << ' ' << scaled.bits_per_key << ' ' << scaled.max_load;
-      auto it = measured_.find(key.str());
-      if (it == measured_.end()) {
-        it = measured_.emplace(key.str(), cell.filter->measure_build_bytes(scaled, keys)).first;
+          << ' ' << scaled.bits_per_key << ' ' << scaled.max_load << ' ' << scaled.max_kicks << ' '
+          << scaled.seed;
+      auto it = measured.find(key.str());
+      if (it == measured.end()) {
+        it = measured.emplace(key.str(), cell.filter->measure_build_bytes(scaled, keys)).first;
       }
       return it->second;
     };
@@ -275,7 +278,6 @@ class FiltersPlan : public ExperimentPlan {
   std::vector<FiltersCell> cells_;
   std::vector<CellPlan> plans_;
   std::optional<Workload> workload_;
-  std::map<std::string, std::optional<std::uint64_t>> measured_;  // by scaled cell
   bool prepared_ = false;
   std::size_t current_group_ = SIZE_MAX, current_stream_ = SIZE_MAX;
   double fraction_ = 0;

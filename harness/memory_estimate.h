@@ -3,7 +3,7 @@
 // or the OOM killer's SIGKILL.
 //
 // The filter's part comes from the filter's own code: the cell is built at 1/2^k and at 2/2^k
-// of its size (k the smallest giving at most 2^20 keys at the larger one, so power-of-two
+// of its size (k the smallest giving at most 2^19 keys at the larger one, so power-of-two
 // table rounding scales with it), each in a forked child, and the child's resident-set growth
 // - the filter, and for static filters the build's peeling or banding scratch - is extended
 // along the line through the two points to the full size. Two points, not one scaled up: the
@@ -29,7 +29,7 @@ namespace amq {
 // The scale-down the estimate's larger build uses for a cell of `size` keys: a power of two.
 inline std::uint64_t EstimateScale(std::size_t size) {
   std::uint64_t scale = 1;
-  while ((size + scale - 1) / scale > (std::size_t{1} << 20)) scale *= 2;
+  while ((size + scale - 1) / scale > (std::size_t{1} << 19)) scale *= 2;
   return scale;
 }
 
