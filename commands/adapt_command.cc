@@ -202,7 +202,13 @@ int AdaptCommand(const Args& args) {
   params.queries_per_set = repeats;
   params.seed = seed;
   ValidateAdaptParams(params);
-  const auto plan = MakeAdaptPlan(params);
+  InstallInterruptHandlers();
+  std::unique_ptr<ExperimentPlan> plan;
+  {
+    // Planning reads the inputs (a trace's content hash); a signal now ends the run at once.
+    const AbandonableWork reading("amqbench: interrupted while reading the inputs; nothing was run");
+    plan = MakeAdaptPlan(params);
+  }
   return RunOnePlan(*plan, {{"id", "adapt"}, {"kind", AdaptKindName(params.kind)}},
                     CommandLine("adapt", args), seed, out_path, force);
 }

@@ -211,7 +211,13 @@ int RunCommand(const Args& args) {
   grid.max_kicks = max_kicks;
   grid.seed = seed;
   ValidateFiltersParams(grid);
-  const auto plan = MakeFiltersPlan(grid);
+  InstallInterruptHandlers();
+  std::unique_ptr<ExperimentPlan> plan;
+  {
+    // Planning reads the inputs (a trace's content hash); a signal now ends the run at once.
+    const AbandonableWork reading("amqbench: interrupted while reading the inputs; nothing was run");
+    plan = MakeFiltersPlan(grid);
+  }
   return RunOnePlan(*plan, {{"id", "run"}, {"kind", "filters"}}, CommandLine("run", args), seed,
                     out_path, force, allow_oversubscribe);
 }

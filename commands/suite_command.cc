@@ -10,6 +10,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <set>
 
 #include "commands/commands.h"
@@ -100,7 +101,11 @@ int SuiteCommand(const Args& args) {
   suite_options.micro_native = micro_native;
   suite_options.micro_portable = MicroBesideSelf();
   suite_options.cache = (fs::path(out_dir) / "cache").string();
-  // Every experiment is read, checked and planned before the first cell runs.
+  // Every experiment is read, checked and planned before the first cell runs; a signal
+  // meanwhile ends the command at once, since nothing has been written.
+  InstallInterruptHandlers();
+  auto preparing = std::make_unique<AbandonableWork>(
+      "amqbench: interrupted while reading the suite's inputs; nothing was run");
   Suite suite = LoadSuite(file, suite_options);
   const std::vector<std::size_t> chosen = SelectExperiments(suite, only);
   if (list) {
@@ -133,6 +138,11 @@ int SuiteCommand(const Args& args) {
       throw InputError(e.where + ": experiment '" + e.id + "': " + error.what());
     }
   }
+  preparing.reset();  // the inputs are read: from here a signal stops at the next cell
+  if (Interrupted()) {
+    std::fprintf(stderr, "amqbench: interrupted while reading the suite's inputs; nothing was run\n");
+    return InterruptExitStatus();
+  }
   std::error_code made;
   fs::create_directories(out_dir, made);
   if (!fs::is_directory(out_dir)) throw InputError("cannot create --out-dir " + out_dir);
@@ -153,7 +163,6 @@ int SuiteCommand(const Args& args) {
     total_cost += cost;
   }
 
-  InstallInterruptHandlers();
   const auto started = std::chrono::steady_clock::now();
   double cost_before = 0;
   std::size_t broken = 0;

@@ -28,14 +28,15 @@ extern "C" void OnInterrupt(int signal) {
   if (g_signal.exchange(signal) != 0) _exit(128 + signal);
 }
 
-// Whether a cell is running, so the watchdog knows whether stopping now loses only that cell.
-// The main thread moves kInCell -> kBetweenCells when the cell returns; the watchdog moves
-// kInCell -> kAbandoned. Whoever wins the exchange decides: a cell the watchdog abandoned is
-// never written, and a cell being written is never abandoned.
-enum CellState : int { kBetweenCells, kInCell, kAbandoned };
-std::atomic<int> g_cell_state{kBetweenCells};
-// The line the watchdog prints when it abandons a cell: written by the main thread only while
-// no cell runs, read by the watchdog only after it won the cell (the exchange orders the two).
+// Whether the main thread is doing work that may be dropped (a cell, or reading inputs before
+// anything is written), so the watchdog knows whether stopping now loses only that work. The
+// main thread moves kAbandonable -> kSettled when the work returns; the watchdog moves
+// kAbandonable -> kAbandoned. Whoever wins the exchange decides: work the watchdog abandoned
+// is never written, and a result being written is never abandoned.
+enum WorkState : int { kSettled, kAbandonable, kAbandoned };
+std::atomic<int> g_work_state{kSettled};
+// The line the watchdog prints when it abandons the work: written by the main thread only
+// while nothing is abandonable, read by the watchdog only after it won the exchange.
 char g_abandon_line[2048];
 constexpr auto kAbandonAfter = std::chrono::milliseconds(500);
 
@@ -43,15 +44,15 @@ void Watchdog() {
   std::optional<std::chrono::steady_clock::time_point> waiting_since;
   for (;;) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    if (g_signal == 0 || g_cell_state.load() != kInCell) {
+    if (g_signal == 0 || g_work_state.load() != kAbandonable) {
       waiting_since.reset();
       continue;
     }
     const auto now = std::chrono::steady_clock::now();
     if (!waiting_since) waiting_since = now;
     if (now - *waiting_since < kAbandonAfter) continue;
-    int running = kInCell;
-    if (g_cell_state.compare_exchange_strong(running, kAbandoned)) {
+    int abandonable = kAbandonable;
+    if (g_work_state.compare_exchange_strong(abandonable, kAbandoned)) {
       const ssize_t ignored = write(STDERR_FILENO, g_abandon_line, std::strlen(g_abandon_line));
       (void)ignored;
       _exit(128 + g_signal);
@@ -59,23 +60,21 @@ void Watchdog() {
   }
 }
 
-// Marks a cell as running for its lifetime; if the watchdog abandoned it meanwhile, the
-// process is about to exit, and this thread must not write anything: it waits for the end.
-class RunningCell {
- public:
-  explicit RunningCell(const std::string& abandon_line) {
-    std::snprintf(g_abandon_line, sizeof g_abandon_line, "%s\n", abandon_line.c_str());
-    g_cell_state.store(kInCell);
+}  // namespace
+
+AbandonableWork::AbandonableWork(const std::string& abandon_line) {
+  std::snprintf(g_abandon_line, sizeof g_abandon_line, "%s\n", abandon_line.c_str());
+  g_work_state.store(kAbandonable);
+}
+
+AbandonableWork::~AbandonableWork() {
+  int abandonable = kAbandonable;
+  if (!g_work_state.compare_exchange_strong(abandonable, kSettled)) {
+    for (;;) pause();  // the watchdog is exiting the process; write nothing meanwhile
   }
-  ~RunningCell() {
-    int running = kInCell;
-    if (!g_cell_state.compare_exchange_strong(running, kBetweenCells)) {
-      for (;;) pause();
-    }
-  }
-  RunningCell(const RunningCell&) = delete;
-  RunningCell& operator=(const RunningCell&) = delete;
-};
+}
+
+namespace {
 
 double SecondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -196,8 +195,11 @@ RunOutcome RunPlan(ExperimentPlan& plan, const RunOptions& options) {
     ordered[key] = header.contains(key) ? header[key] : Json(nullptr);
   }
 
-  plan.Prepare();
-  CheckFitsInMemory(plan, options.shard, options.allow_oversubscribe);
+  {
+    const AbandonableWork preparing("amqbench: interrupted while reading the inputs; nothing was run");
+    plan.Prepare();
+    CheckFitsInMemory(plan, options.shard, options.allow_oversubscribe);
+  }
   std::set<std::string> done;
   bool was_complete = false;
   const bool resuming = options.resume && std::filesystem::exists(options.out_path);
@@ -230,7 +232,7 @@ RunOutcome RunPlan(ExperimentPlan& plan, const RunOptions& options) {
     const bool peak_reset = ResetPeakRss();
     std::vector<Json> lines;
     {
-      const RunningCell running("amqbench: interrupted; abandoned the running cell (" +
+      const AbandonableWork running("amqbench: interrupted; abandoned the running cell (" +
                                 cells[i].label + "), not recorded; " +
                                 std::to_string(outcome.cells_kept + ran) + " of " +
                                 std::to_string(cells.size() - outcome.cells_other_shards) +

@@ -119,11 +119,26 @@ void CheckFitsInMemory(ExperimentPlan& plan, const Shard& shard, bool allow);
 // belongs to another experiment; a cell's own exceptions propagate.
 RunOutcome RunPlan(ExperimentPlan& plan, const RunOptions& options);
 
-// Installs the SIGINT, SIGTERM and SIGHUP handlers; Interrupted() says whether one arrived,
-// InterruptExitStatus() the conventional status for it (128 + the signal number).
+// Installs the SIGINT, SIGTERM and SIGHUP handlers and starts the watchdog thread (once);
+// Interrupted() says whether a signal arrived, InterruptExitStatus() the conventional status
+// for it (128 + the signal number). Commands install them first thing, so a signal while the
+// inputs are read is handled like one during a cell.
 void InstallInterruptHandlers();
 bool Interrupted();
 int InterruptExitStatus();
+
+// Marks work that a signal may cut short - a cell, or reading inputs before anything is
+// written - for the object's lifetime. If a signal arrived and the work is still running half
+// a second later, the watchdog (InstallInterruptHandlers) prints `abandon_line` and exits the
+// process with 128 + the signal; the work is then never recorded. Outside such sections the
+// process stops only at the next point that checks Interrupted().
+class AbandonableWork {
+ public:
+  explicit AbandonableWork(const std::string& abandon_line);
+  ~AbandonableWork();
+  AbandonableWork(const AbandonableWork&) = delete;
+  AbandonableWork& operator=(const AbandonableWork&) = delete;
+};
 
 // "12.3s", "4m05s": elapsed and ETA on progress lines.
 std::string FormatSeconds(double seconds);
