@@ -2,8 +2,9 @@
 //
 //   M. Mitzenmacher, S. Pontarelli, P. Reviriego, "Adaptive Cuckoo Filters", ALENEX 2018;
 //   ACM JEA 25, 2020: the Cyclic ACF (hash-selector bits) and the Swapping ACF.
-//   M. Kuszmaul, W. Kuszmaul, et al., "Support Optimality and Adaptive Cuckoo Filters",
-//   WADS 2021 (seed 001): the Cuckooing ACF, and the definitions followed here.
+//   T. Kopelowitz, S. McCauley, E. Porat, "Support Optimality and Adaptive Cuckoo Filters",
+//   WADS 2021 (17th Algorithms and Data Structures Symposium; seed 001): the Cuckooing ACF,
+//   and the definitions followed here.
 //
 // Every variant is a cuckoo hash table of d tables x N buckets x b slots, each slot `bits`
 // wide (BitPackedArray), with d independent location hashes h_t(x) (no partial-key trick: the
