@@ -7,6 +7,7 @@
 
 #include "core/errors.h"
 #include "core/file_util.h"
+#include "traces/pcapng_reader.h"
 
 namespace amq {
 namespace {
@@ -188,7 +189,7 @@ SkipReason ParseFamily(std::uint32_t family, const std::uint8_t* p, std::size_t 
   }
 }
 
-// libpcap reports pcapng files as pcap 2.4, so the block type says which one this is.
+// A pcapng file starts with the Section Header Block type, the same in either byte order.
 bool IsPcapng(const std::string& path) {
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"),
                                                        &std::fclose);
@@ -296,6 +297,7 @@ SkipReason ParseFrame(int dlt, const std::uint8_t* p, std::size_t len, ParsedPac
 
 ReadSummary ReadPcap(const std::string& path, const RecordSink& sink) {
   CheckReadableFile(path, "trace");
+  if (IsPcapng(path)) return ReadPcapng(path, sink);
   char errbuf[PCAP_ERRBUF_SIZE] = {};
   // Nanosecond precision: libpcap scales microsecond files up, so timestamps are always ns.
   std::unique_ptr<pcap_t, void (*)(pcap_t*)> pcap(
@@ -304,9 +306,11 @@ ReadSummary ReadPcap(const std::string& path, const RecordSink& sink) {
   if (!pcap) throw InputError("cannot read trace '" + path + "': " + errbuf);
 
   ReadSummary summary;
-  summary.format = IsPcapng(path) ? "pcapng" : "pcap";
+  summary.format = "pcap";
   summary.link_type = pcap_datalink(pcap.get());
   summary.link_type_name = LinkTypeName(summary.link_type);
+  summary.interfaces = 1;
+  summary.link_types = {summary.link_type};
   summary.has_timestamps = true;
   if (!IsSupportedLinkType(summary.link_type)) {
     throw InputError("trace '" + path + "' has unsupported link type " +
