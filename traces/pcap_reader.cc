@@ -197,6 +197,13 @@ bool IsPcapng(const std::string& path) {
   return file && std::fread(magic, 1, 4, file.get()) == 4 && Be32(magic) == 0x0a0d0d0a;
 }
 
+// libpcap's words for a file that ends inside a record (1.10: "truncated dump file"; later
+// releases: "truncated pcap file"). Every other read error means a damaged record.
+bool IsTruncationMessage(const std::string& message) {
+  return message.find("truncated dump file") != std::string::npos ||
+         message.find("truncated pcap file") != std::string::npos;
+}
+
 }  // namespace
 
 const char* SkipReasonName(SkipReason reason) {
@@ -325,8 +332,13 @@ ReadSummary ReadPcap(const std::string& path, const RecordSink& sink) {
     const int status = pcap_next_ex(pcap.get(), &header, &data);
     if (status == PCAP_ERROR_BREAK) break;  // end of file
     if (status != 1) {
+      const std::string message = pcap_geterr(pcap.get());
+      if (!IsTruncationMessage(message)) {
+        throw InputError("pcap trace '" + path + "': record " +
+                         std::to_string(summary.records + 1) + ": " + message);
+      }
       summary.truncated_records = 1;
-      summary.read_error = pcap_geterr(pcap.get());
+      summary.read_error = message;
       break;
     }
     ++summary.records;

@@ -31,7 +31,9 @@
 // A file that ends in the middle of its last record is read up to that point: the packets
 // before it are kept, `truncated_records` is 1 and `read_error` says so. The stats and the
 // JSON carry both, so a damaged trace never passes silently, yet a capture cut short by a full
-// disk - the usual case - still gives its packets.
+// disk - the usual case - still gives its packets. That is the only read error that returns
+// normally: in classic pcap, a libpcap read error other than its truncated-file message
+// ("truncated dump file" / "truncated pcap file") is an InputError naming the record.
 #pragma once
 
 #include <array>

@@ -342,6 +342,17 @@ TEST(PcapReader, RecordCutShortKeepsEarlierPackets) {
   }
 }
 
+// Any other libpcap read error is a damaged record, not a short file: an InputError naming the
+// record, so the command exits 2 instead of reporting the packets before it as the trace.
+TEST(PcapReader, DamagedRecordIsAnInputError) {
+  ScratchDir dir;
+  Bytes bad = SmallCapture(dir);
+  const std::size_t second = 24 + 16 + Ethernet(0x0800, Ip(kTcp4)).size();  // its header
+  bad[second + 8 + 3] = 0x7f;  // captured length 0x7f......: beyond any snap length
+  WriteBytes(dir.File("bad.pcap"), bad);
+  ExpectInputError(dir.File("bad.pcap"), "record 2: invalid packet capture length");
+}
+
 // Random corruption of a valid capture: every outcome is a summary or an InputError. Run
 // under a sanitizer this is a small fuzzer; here it checks that nothing crashes or hangs.
 TEST(PcapReader, CorruptedCapturesNeverCrash) {
