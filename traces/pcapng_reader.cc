@@ -68,8 +68,8 @@ std::uint64_t Nanoseconds(std::uint64_t ticks, const Interface& i) {
   const __int128 whole = static_cast<__int128>(ticks / units) * kNsPerSecond;
   const auto fraction =
       static_cast<__int128>(static_cast<unsigned __int128>(ticks % units) * kNsPerSecond / units);
-  const __int128 ns =
-      whole + fraction + static_cast<__int128>(i.offset_seconds) * static_cast<__int128>(kNsPerSecond);
+  const __int128 ns = whole + fraction +
+                      static_cast<__int128>(i.offset_seconds) * static_cast<__int128>(kNsPerSecond);
   if (ns < 0) return 0;
   if (ns > static_cast<__int128>(std::numeric_limits<std::uint64_t>::max())) {
     return std::numeric_limits<std::uint64_t>::max();
@@ -217,7 +217,9 @@ class Reader {
   }
 
   void InterfaceDescription(const std::uint8_t* body, std::size_t bytes) {
-    if (bytes < 8) Fail("Interface Description Block too short (" + std::to_string(bytes) + " bytes)");
+    if (bytes < 8) {
+      Fail("Interface Description Block too short (" + std::to_string(bytes) + " bytes)");
+    }
     Interface i;
     const int linktype = order_.U16(body);
     i.link_type = linktype == kLinktypeRaw ? kDltRaw : linktype;
@@ -306,8 +308,7 @@ class Reader {
     if (bytes < 4) Fail("Simple Packet Block too short (" + std::to_string(bytes) + " bytes)");
     Interface& i = InterfaceOf(0, "Simple Packet Block");
     const std::uint32_t original = order_.U32(body);
-    const auto captured =
-        static_cast<std::uint32_t>(std::min<std::uint64_t>(original, bytes - 4));
+    const auto captured = static_cast<std::uint32_t>(std::min<std::uint64_t>(original, bytes - 4));
     ++simple_packets_;
     Packet(i, body + 4, captured, original, 0);
   }

@@ -188,16 +188,16 @@ TEST(PcapngReader, TimestampResolutionsAndOffsetsAreExact) {
   ScratchDir dir;
   PcapngBuilder b;
   const auto seconds = [&](std::int64_t s) { return b.U64(static_cast<std::uint64_t>(s)); };
-  b.Interface(kEthernet, 65535, {{9, {9}}});                             // 0: 10^-9 s
-  b.Interface(kRaw, 65535, {{9, {0x80 | 20}}, {14, seconds(1000)}});     // 1: 2^-20 s, +1000 s
-  b.Interface(kRaw, 65535, {{9, {12}}});                                 // 2: 10^-12 s
+  b.Interface(kEthernet, 65535, {{9, {9}}});                          // 0: 10^-9 s
+  b.Interface(kRaw, 65535, {{9, {0x80 | 20}}, {14, seconds(1000)}});  // 1: 2^-20 s, +1000 s
+  b.Interface(kRaw, 65535, {{9, {12}}});                              // 2: 10^-12 s
   b.Interface(kEthernet, 65535, {{2, {'e', 't', 'h', '0'}}, {14, seconds(-1)}});  // 3: µs, -1 s
-  b.Interface(kRaw, 65535, {{9, {0}}});                                  // 4: whole seconds
-  b.Interface(kRaw, 65535, {{9, {0x80 | 63}}});                          // 5: 2^-63 s
+  b.Interface(kRaw, 65535, {{9, {0}}});          // 4: whole seconds
+  b.Interface(kRaw, 65535, {{9, {0x80 | 63}}});  // 5: 2^-63 s
   const Bytes eth = Ethernet(0x0800, Ip(kTcp4)), raw = Ip(kTcp4);
   b.Packet(0, eth, 1700000000123456789ULL);
-  b.Packet(1, raw, (std::uint64_t{5} << 20) + 3);  // 5 s + 2861.02 ns
-  b.Packet(1, raw, (std::uint64_t{1} << 20) - 1);  // 0.999999046... s
+  b.Packet(1, raw, (std::uint64_t{5} << 20) + 3);               // 5 s + 2861.02 ns
+  b.Packet(1, raw, (std::uint64_t{1} << 20) - 1);               // 0.999999046... s
   b.Packet(1, raw, std::numeric_limits<std::uint64_t>::max());  // 2^44 s: past 2^64 ns
   b.Packet(2, raw, 1234567890123456ULL);                        // 1234.567890123456 s
   b.Packet(3, eth, 1500000);                                    // 1.5 s - 1 s
@@ -340,8 +340,9 @@ TEST(PcapngReader, StructuralFaultsAreOneLineInputErrors) {
   damaged(packet + 8 + 12, 1000);  // captured length
   ExpectInputError(path, where + "Enhanced Packet Block captured length 1000 overruns its block");
   damaged(packet + 8, 2);  // interface id
-  ExpectInputError(path, where + "Enhanced Packet Block for interface 2, but the section "
-                                 "describes 2");
+  ExpectInputError(path, where +
+                             "Enhanced Packet Block for interface 2, but the section "
+                             "describes 2");
   damaged(8, 0x4d3c2b1b);
   ExpectInputError(path, "block at byte offset 0: bad byte-order magic");
 
@@ -357,8 +358,9 @@ TEST(PcapngReader, StructuralFaultsAreOneLineInputErrors) {
     b.Section(false);  // interface ids start again: this section describes none
     b.Packet(0, Ethernet(0x0800, Ip(kTcp4)));
   });
-  ExpectInputError(path, "block at byte offset 76: Enhanced Packet Block for interface 0, but "
-                         "the section describes 0");
+  ExpectInputError(path,
+                   "block at byte offset 76: Enhanced Packet Block for interface 0, but "
+                   "the section describes 0");
   built([](PcapngBuilder& b) { b.SimplePacket(Ethernet(0x0800, Ip(kTcp4))); });
   ExpectInputError(path, "byte offset 28: Simple Packet Block for interface 0");
   built([](PcapngBuilder& b) {
@@ -383,8 +385,9 @@ TEST(PcapngReader, StructuralFaultsAreOneLineInputErrors) {
   built([](PcapngBuilder& b) {
     b.Block(1, Cat({b.U16(kEthernet), b.U16(0), b.U32(65535), b.U16(2), b.U16(9), Bytes(4, 0)}));
   });
-  ExpectInputError(path, "byte offset 28: Interface Description Block option 2 of 9 bytes "
-                         "overruns its block");
+  ExpectInputError(path,
+                   "byte offset 28: Interface Description Block option 2 of 9 bytes "
+                   "overruns its block");
   built([](PcapngBuilder& b) {
     b.Interface(kEthernet);
     b.Block(6, Bytes(16, 0));

@@ -182,7 +182,9 @@ class PcapngBuilder {
     }
     return b;
   }
-  static void Append(Bytes& to, const Bytes& more) { to.insert(to.end(), more.begin(), more.end()); }
+  static void Append(Bytes& to, const Bytes& more) {
+    to.insert(to.end(), more.begin(), more.end());
+  }
   void AppendPacket(Bytes& body, const Bytes& data, std::uint64_t timestamp,
                     std::uint32_t original) {
     const auto captured = static_cast<std::uint32_t>(data.size());
