@@ -7,6 +7,7 @@
 
 #include "core/errors.h"
 #include "core/file_util.h"
+#include "traces/pcapng_reader.h"
 
 namespace amq {
 namespace {
@@ -188,12 +189,19 @@ SkipReason ParseFamily(std::uint32_t family, const std::uint8_t* p, std::size_t 
   }
 }
 
-// libpcap reports pcapng files as pcap 2.4, so the block type says which one this is.
+// A pcapng file starts with the Section Header Block type, the same in either byte order.
 bool IsPcapng(const std::string& path) {
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"),
                                                        &std::fclose);
   std::uint8_t magic[4] = {};
   return file && std::fread(magic, 1, 4, file.get()) == 4 && Be32(magic) == 0x0a0d0d0a;
+}
+
+// libpcap's words for a file that ends inside a record (1.10: "truncated dump file"; later
+// releases: "truncated pcap file"). Every other read error means a damaged record.
+bool IsTruncationMessage(const std::string& message) {
+  return message.find("truncated dump file") != std::string::npos ||
+         message.find("truncated pcap file") != std::string::npos;
 }
 
 }  // namespace
@@ -296,6 +304,7 @@ SkipReason ParseFrame(int dlt, const std::uint8_t* p, std::size_t len, ParsedPac
 
 ReadSummary ReadPcap(const std::string& path, const RecordSink& sink) {
   CheckReadableFile(path, "trace");
+  if (IsPcapng(path)) return ReadPcapng(path, sink);
   char errbuf[PCAP_ERRBUF_SIZE] = {};
   // Nanosecond precision: libpcap scales microsecond files up, so timestamps are always ns.
   std::unique_ptr<pcap_t, void (*)(pcap_t*)> pcap(
@@ -304,9 +313,11 @@ ReadSummary ReadPcap(const std::string& path, const RecordSink& sink) {
   if (!pcap) throw InputError("cannot read trace '" + path + "': " + errbuf);
 
   ReadSummary summary;
-  summary.format = IsPcapng(path) ? "pcapng" : "pcap";
+  summary.format = "pcap";
   summary.link_type = pcap_datalink(pcap.get());
   summary.link_type_name = LinkTypeName(summary.link_type);
+  summary.interfaces = 1;
+  summary.link_types = {summary.link_type};
   summary.has_timestamps = true;
   if (!IsSupportedLinkType(summary.link_type)) {
     throw InputError("trace '" + path + "' has unsupported link type " +
@@ -321,8 +332,13 @@ ReadSummary ReadPcap(const std::string& path, const RecordSink& sink) {
     const int status = pcap_next_ex(pcap.get(), &header, &data);
     if (status == PCAP_ERROR_BREAK) break;  // end of file
     if (status != 1) {
+      const std::string message = pcap_geterr(pcap.get());
+      if (!IsTruncationMessage(message)) {
+        throw InputError("pcap trace '" + path + "': record " +
+                         std::to_string(summary.records + 1) + ": " + message);
+      }
       summary.truncated_records = 1;
-      summary.read_error = pcap_geterr(pcap.get());
+      summary.read_error = message;
       break;
     }
     ++summary.records;

@@ -1,30 +1,39 @@
 // traces/pcap_reader.h - packets of a pcap or pcapng capture, as flows.
 //
-// libpcap opens both file formats (pcap_open_offline) and hands over each record's captured
-// bytes; this file decodes the link layer and IP itself, since libpcap has no decoder.
+// Classic pcap goes through libpcap (pcap_open_offline), which hands over each record's
+// captured bytes. pcapng is parsed block by block in traces/pcapng_reader.h, not by libpcap:
+// libpcap 1.10 allows one link type and snap length per file and stops at the second interface
+// of a multi-interface capture (as dumpcap writes them); that file says why it is not
+// Wireshark's libwiretap either. ReadPcap dispatches on the file's magic. Neither library
+// decodes packets: this file decodes the link layer and IP itself (ParseFrame), for both.
 //
 // Link types: Ethernet (802.1Q / 802.1ad / QinQ tags, PPPoE sessions, MPLS label stacks), raw IP
 // (DLT 12, 14, LINKTYPE_RAW 101), IPv4 (228), IPv6 (229), Linux SLL (113) and SLL2 (276), NULL
 // (0, host byte order) and LOOP (108, network order), PPP (9, 50; Cisco HDLC frames stored under
 // them are recognised by their 0x0f/0x8f address) and Cisco HDLC (104). Any other link type
-// makes the whole file an InputError: guessing would count garbage as flows.
+// makes a pcap file an InputError: guessing would count garbage as flows. In pcapng an
+// interface of another link type is allowed beside a supported one, its packets skipped as
+// non_ip (traces/pcapng_reader.h).
 //
 // A packet's flow is its outermost IP header's 5-tuple. IPv6 extension headers (hop-by-hop,
 // routing, fragment, destination options, AH, mobility, HIP, shim6) are walked to find TCP/UDP;
 // ESP and unknown headers end the walk with ports 0. Ports are 0 for non-TCP/UDP packets and for
 // fragments other than the first, which carry no transport header.
 //
-// Errors. A bad file - missing, empty, wrong magic, a cut file header, an unsupported link type -
-// throws InputError. A bad packet inside a good file is skipped and counted by reason:
+// Errors. A bad file - missing, empty, wrong magic, a cut file header, an unsupported link type,
+// a structural fault inside it - throws InputError (one line; the command exits 2). A bad
+// packet inside a good file is skipped and counted by reason:
 //   truncated  the captured bytes (snap length) end inside the link, IP, or port fields
-//   non_ip     the link layer carries something else (ARP, LLC, LLDP, an unknown ethertype)
+//   non_ip     the link layer carries something else (ARP, LLC, LLDP, an unknown ethertype), or
+//              (pcapng) the packet's interface has an unsupported link type
 //   bad_ip     an IP header that cannot be right (wrong version, header length < 20, total
 //              length shorter than the header)
-// A file that ends in the middle of a packet record (or whose later blocks libpcap refuses, as
-// with a pcapng interface of a second link type) is read up to that point: the packets before
-// it are kept, `truncated_records` is 1 and `read_error` holds libpcap's message. The stats and
-// the JSON carry both, so a damaged trace never passes silently, yet a capture cut short by a
-// full disk - the usual case - still gives its packets.
+// A file that ends in the middle of its last record is read up to that point: the packets
+// before it are kept, `truncated_records` is 1 and `read_error` says so. The stats and the
+// JSON carry both, so a damaged trace never passes silently, yet a capture cut short by a full
+// disk - the usual case - still gives its packets. That is the only read error that returns
+// normally: in classic pcap, a libpcap read error other than its truncated-file message
+// ("truncated dump file" / "truncated pcap file") is an InputError naming the record.
 #pragma once
 
 #include <array>
@@ -32,6 +41,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "traces/flow.h"
 
@@ -57,8 +67,10 @@ SkipReason ParseFrame(int dlt, const std::uint8_t* data, std::size_t caplen, Par
 // skips); `records` counts every record read, kept or skipped.
 struct ReadSummary {
   std::string format;  // "pcap", "pcapng", "amqtrace", "text"
-  int link_type = -1;  // pcap/pcapng only
+  int link_type = -1;  // pcap/pcapng only; pcapng: the first interface's
   std::string link_type_name;
+  int interfaces = 0;           // pcap: 1; pcapng: Interface Description Blocks, all sections
+  std::vector<int> link_types;  // pcap/pcapng: the distinct link types, first seen first
   std::uint64_t records = 0;
   std::uint64_t ipv4 = 0;
   std::uint64_t ipv6 = 0;

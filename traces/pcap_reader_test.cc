@@ -271,20 +271,23 @@ TEST(PcapReader, Pcapng) {
   EXPECT_EQ(s.skipped[static_cast<std::size_t>(SkipReason::kNonIp)], 1u);
   EXPECT_EQ(seen, (std::vector<FlowKey>{kTcp4, kUdp6}));
 
-  // A second interface of another link type: libpcap stops there. The packets before it are
-  // kept and the stop is reported, not hidden.
+  // A second interface of another link type and snap length, as dumpcap writes: each packet is
+  // read with its own interface's (libpcap 1.10 stopped at the second interface).
   PcapngBuilder mixed;
   mixed.Interface(1);
   mixed.Packet(0, Ethernet(0x0800, Ip(kTcp4)));
-  mixed.Interface(101);
+  mixed.Interface(101, 128);
   mixed.Packet(1, Ip(kUdp4));
+  mixed.Packet(0, Ethernet(0x86dd, Ip(kTcp6)));
   mixed.Save(dir.File("mixed.pcapng"));
   seen.clear();
   const ReadSummary m =
       ReadTrace(dir.File("mixed.pcapng"), [&](const TraceRecord& r) { seen.push_back(r.flow); });
-  EXPECT_EQ(seen, std::vector<FlowKey>{kTcp4});
-  EXPECT_EQ(m.truncated_records, 1u);
-  EXPECT_FALSE(m.read_error.empty());
+  EXPECT_EQ(seen, (std::vector<FlowKey>{kTcp4, kUdp4, kTcp6}));
+  EXPECT_EQ(m.records, 3u);
+  EXPECT_EQ(m.interfaces, 2);
+  EXPECT_EQ(m.truncated_records, 0u);
+  EXPECT_EQ(m.read_error, "");
 }
 
 // A valid three-packet capture to damage.
@@ -337,6 +340,17 @@ TEST(PcapReader, RecordCutShortKeepsEarlierPackets) {
     EXPECT_EQ(s.truncated_records, 1u);
     EXPECT_NE(s.read_error.find("truncated"), std::string::npos) << s.read_error;
   }
+}
+
+// Any other libpcap read error is a damaged record, not a short file: an InputError naming the
+// record, so the command exits 2 instead of reporting the packets before it as the trace.
+TEST(PcapReader, DamagedRecordIsAnInputError) {
+  ScratchDir dir;
+  Bytes bad = SmallCapture(dir);
+  const std::size_t second = 24 + 16 + Ethernet(0x0800, Ip(kTcp4)).size();  // its header
+  bad[second + 8 + 3] = 0x7f;  // captured length 0x7f......: beyond any snap length
+  WriteBytes(dir.File("bad.pcap"), bad);
+  ExpectInputError(dir.File("bad.pcap"), "record 2: invalid packet capture length");
 }
 
 // Random corruption of a valid capture: every outcome is a summary or an InputError. Run

@@ -1,5 +1,5 @@
 // traces/test_frames.h - helpers for the trace tests: packet builders, a scratch directory, and
-// a minimal pcapng writer (libpcap writes only classic pcap). Test-only; no .cc, so the driver
+// a pcapng writer (libpcap writes only classic pcap). Test-only; no .cc, so the driver
 // library never links it.
 #pragma once
 
@@ -11,6 +11,7 @@
 #include <fstream>
 #include <initializer_list>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "traces/flow.h"
@@ -96,34 +97,76 @@ inline Bytes WithExtensions(Bytes ipv6, const std::vector<std::pair<std::uint8_t
   return ipv6;
 }
 
-// A minimal pcapng file: section header, one interface description per link type, and
-// enhanced packet blocks (interface index, bytes).
+// A pcapng file written block by block (traces/pcapng_reader.h reads it): sections in either
+// byte order, interface descriptions with options, enhanced, simple and obsolete packet blocks,
+// and any other block raw. A new builder starts with a little-endian section.
 class PcapngBuilder {
  public:
-  PcapngBuilder() {
-    Bytes body;
-    Le32(body, 0x1a2b3c4d);                            // byte-order magic
-    body.insert(body.end(), {1, 0, 0, 0});             // version 1.0
+  using Option = std::pair<std::uint16_t, Bytes>;  // code, value (padded when written)
+
+  explicit PcapngBuilder(bool big_endian = false) { Section(big_endian); }
+
+  // A new section: its own byte order, interface ids from 0 again.
+  void Section(bool big_endian, std::uint16_t major_version = 1) {
+    big_endian_ = big_endian;
+    Bytes body = U32(0x1a2b3c4d);  // byte-order magic
+    Append(body, U16(major_version));
+    Append(body, U16(0));                              // minor version
     for (int i = 0; i < 8; ++i) body.push_back(0xff);  // section length: unknown
     Block(0x0a0d0d0a, body);
   }
-  void Interface(std::uint16_t link_type) {
-    Bytes body = {static_cast<std::uint8_t>(link_type), static_cast<std::uint8_t>(link_type >> 8),
-                  0, 0};
-    Le32(body, 65535);  // snap length
+  void Interface(std::uint16_t link_type, std::uint32_t snaplen = 65535,
+                 const std::vector<Option>& options = {}) {
+    Bytes body = U16(link_type);
+    Append(body, U16(0));
+    Append(body, U32(snaplen));
+    for (const auto& [code, value] : options) {
+      Append(body, U16(code));
+      Append(body, U16(static_cast<std::uint16_t>(value.size())));
+      Append(body, value);
+      while (body.size() % 4) body.push_back(0);
+    }
+    if (!options.empty()) Append(body, U32(0));  // opt_endofopt
     Block(1, body);
   }
-  void Packet(std::uint32_t interface, const Bytes& data) {
-    Bytes body;
-    Le32(body, interface);
-    Le32(body, 0);     // timestamp high
-    Le32(body, 1000);  // timestamp low
-    Le32(body, static_cast<std::uint32_t>(data.size()));
-    Le32(body, static_cast<std::uint32_t>(data.size()));
-    body.insert(body.end(), data.begin(), data.end());
-    while (body.size() % 4) body.push_back(0);
+  // Enhanced Packet Block: timestamp in the interface's units; `original` 0 = the data's size.
+  void Packet(std::uint32_t interface, const Bytes& data, std::uint64_t timestamp = 1000,
+              std::uint32_t original = 0) {
+    Bytes body = U32(interface);
+    AppendPacket(body, data, timestamp, original);
     Block(6, body);
   }
+  // Obsolete Packet Block: a 16-bit interface id and a drop count.
+  void ObsoletePacket(std::uint16_t interface, const Bytes& data, std::uint64_t timestamp = 1000,
+                      std::uint32_t original = 0) {
+    Bytes body = U16(interface);
+    Append(body, U16(0));
+    AppendPacket(body, data, timestamp, original);
+    Block(2, body);
+  }
+  // Simple Packet Block: interface 0, no timestamp; `original` 0 = the data's size.
+  void SimplePacket(const Bytes& data, std::uint32_t original = 0) {
+    Bytes body = U32(original ? original : static_cast<std::uint32_t>(data.size()));
+    Append(body, data);
+    while (body.size() % 4) body.push_back(0);
+    Block(3, body);
+  }
+  // Any block, framed by its type and total length in the section's byte order.
+  void Block(std::uint32_t type, const Bytes& body) {
+    const auto total = static_cast<std::uint32_t>(body.size() + 12);
+    Append(bytes_, U32(type));
+    Append(bytes_, U32(total));
+    Append(bytes_, body);
+    Append(bytes_, U32(total));
+  }
+
+  // Integers in the current section's byte order.
+  Bytes U16(std::uint16_t v) const { return Int(v, 2); }
+  Bytes U32(std::uint32_t v) const { return Int(v, 4); }
+  Bytes U64(std::uint64_t v) const { return Int(v, 8); }
+
+  const Bytes& bytes() const { return bytes_; }
+  std::size_t size() const { return bytes_.size(); }
   void Save(const std::string& path) const {
     std::ofstream out(path, std::ios::binary);
     out.write(reinterpret_cast<const char*>(bytes_.data()),
@@ -131,16 +174,29 @@ class PcapngBuilder {
   }
 
  private:
-  static void Le32(Bytes& b, std::uint32_t v) {
-    for (int i = 0; i < 4; ++i) b.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
+  Bytes Int(std::uint64_t v, int bytes) const {
+    Bytes b(static_cast<std::size_t>(bytes));
+    for (int i = 0; i < bytes; ++i) {
+      b[static_cast<std::size_t>(big_endian_ ? bytes - 1 - i : i)] =
+          static_cast<std::uint8_t>(v >> (8 * i));
+    }
+    return b;
   }
-  void Block(std::uint32_t type, const Bytes& body) {
-    const auto total = static_cast<std::uint32_t>(body.size() + 12);
-    Le32(bytes_, type);
-    Le32(bytes_, total);
-    bytes_.insert(bytes_.end(), body.begin(), body.end());
-    Le32(bytes_, total);
+  static void Append(Bytes& to, const Bytes& more) {
+    to.insert(to.end(), more.begin(), more.end());
   }
+  void AppendPacket(Bytes& body, const Bytes& data, std::uint64_t timestamp,
+                    std::uint32_t original) {
+    const auto captured = static_cast<std::uint32_t>(data.size());
+    Append(body, U32(static_cast<std::uint32_t>(timestamp >> 32)));
+    Append(body, U32(static_cast<std::uint32_t>(timestamp)));
+    Append(body, U32(captured));
+    Append(body, U32(original ? original : captured));
+    Append(body, data);
+    while (body.size() % 4) body.push_back(0);
+  }
+
+  bool big_endian_ = false;
   Bytes bytes_;
 };
 

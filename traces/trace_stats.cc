@@ -55,6 +55,8 @@ nlohmann::ordered_json TraceStats::ToJson() const {
   if (summary.link_type >= 0) {
     j["link_type"] = summary.link_type;
     j["link_type_name"] = summary.link_type_name;
+    j["interfaces"] = summary.interfaces;
+    j["link_types"] = summary.link_types;
   }
   j["packets"] = summary.records;
   j["ipv4"] = summary.ipv4;
@@ -96,7 +98,12 @@ std::string TraceStats::ToText() const {
   row("content hash") << content_hash << "\n";
   row("format") << summary.format;
   if (summary.link_type >= 0) {
-    out << " (link type " << summary.link_type << ", " << summary.link_type_name << ")";
+    out << " (link type " << summary.link_type << ", " << summary.link_type_name;
+    if (summary.interfaces > 1) {
+      out << "; " << summary.interfaces << " interfaces, link types";
+      for (int link_type : summary.link_types) out << " " << link_type;
+    }
+    out << ")";
   }
   out << "\n";
   row("packets") << summary.records << "\n";

@@ -2,8 +2,9 @@
 //
 // Statistics: packets read, IPv4, IPv6, skipped by reason (non-IP frames among them), distinct
 // 5-tuples (and per family), the flow-size distribution in power-of-two buckets (flows with 1,
-// 2-3, 4-7, ... packets) and the heaviest flows. Flows are counted by their full 5-tuple, not by
-// its 64-bit hash, so the counts are exact.
+// 2-3, 4-7, ... packets) and the heaviest flows; for pcap and pcapng also the first interface's
+// link type, the number of interfaces and their distinct link types. Flows are counted by their
+// full 5-tuple, not by its 64-bit hash, so the counts are exact.
 //
 // Workload: the filter holds a share of the trace's distinct keys (default: the first half in
 // order of first appearance, as a filter populated from the start of a capture would), every

@@ -61,6 +61,34 @@ TEST(TraceStats, KnownCapture) {
       << s.ToText();
 }
 
+// A pcapng file's interfaces: how many, and their link types, beside the first one's.
+TEST(TraceStats, InterfacesOfAPcapngFile) {
+  ScratchDir dir;
+  PcapngBuilder b;
+  b.Interface(1);
+  b.Interface(101, 128);
+  b.Interface(1);
+  b.Packet(0, Ethernet(0x0800, Ip(Flow("192.0.2.1", "192.0.2.2", 17, 5, 6))));
+  b.Packet(1, Ip(Flow("2001:db8::1", "2001:db8::2", 6, 7, 8)));
+  b.Save(dir.File("i.pcapng"));
+  const TraceStats s = ComputeTraceStats(dir.File("i.pcapng"));
+  const auto j = s.ToJson();
+  EXPECT_EQ(j["link_type"], 1);
+  EXPECT_EQ(j["interfaces"], 3);
+  EXPECT_EQ(j["link_types"], nlohmann::ordered_json::array({1, 12}));
+  EXPECT_EQ(j["packets"], 2);
+  EXPECT_NE(s.ToText().find("pcapng (link type 1, EN10MB; 3 interfaces, link types 1 12)"),
+            std::string::npos)
+      << s.ToText();
+
+  PcapFileWriter w(dir.File("one.pcap"), 1);
+  w.Write(Ethernet(0x0800, Ip(Flow("192.0.2.1", "192.0.2.2", 17, 5, 6))), 0);
+  w.Commit();
+  const TraceStats one = ComputeTraceStats(dir.File("one.pcap"));
+  EXPECT_EQ(one.ToJson()["interfaces"], 1);
+  EXPECT_EQ(one.ToText().find("interfaces"), std::string::npos) << one.ToText();
+}
+
 TEST(TraceStats, WorkloadFromTrace) {
   ScratchDir dir;
   SynthOptions o;
