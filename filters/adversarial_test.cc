@@ -6,6 +6,8 @@
 //   refused: an insert returned false or the static build threw BuildFailed with its reason -
 //            and the keys it did accept are still all found.
 // A crash, a hang, another exception, or a key reported inserted and then not found fails.
+// The structural sets also bring their own non-members (the sequence continued, two-bit
+// neighbours, the other multiples), held to the same bound.
 // Where the design fixes the outcome it is asserted (Prediction below): a cuckoo filter holds
 // at most 2b copies of one (bucket, fingerprint); a quotient filter sized for n never refuses;
 // the RSQF refuses a run pushed past its last overflow slot; a Bloom filter never refuses; a
@@ -17,6 +19,11 @@
 // the theory that assumes keys spread over blocks. The test asserts that (so the table says
 // it), and bounds the FPR by the fraction of non-empty blocks instead: a query reaching an
 // empty block is always rejected.
+//
+// A second exception, found here: LevelDB's own hash gives keys that differ only in the top 12
+// bits of their high word at most 2^12 hashes, so with the multiples of 2^52 as members the
+// other multiples pass ~95% of the time (uniform non-members stay within the bound). The test
+// asserts it as LevelDB's property; the wrapper measures LevelDB as it is (see Predict).
 //
 // The hash-targeted sets need the seed, like any attacker of a keyed hash: they model a leaked
 // or published seed. Each family's fields (which hash bits are its bucket, its fingerprint) are
@@ -125,14 +132,24 @@ struct KeySet {
   std::string name;
   std::vector<std::uint64_t> keys;
   std::string not_applicable;  // non-empty: why this filter gets no such set
+  // Non-members of the same pattern (the sequence continued, two-bit neighbours, ...): the
+  // queries a weak hash confuses with the members. Empty for the hash-targeted sets.
+  std::vector<std::uint64_t> pattern_negatives;
 };
 
-// The same for every filter: no hash knowledge, just the patterns of issue 12.
+// The same for every filter: no hash knowledge, just the patterns of issue 12, each with its
+// own non-members besides the uniform ones.
 std::vector<KeySet> StructuralSets() {
-  return {{"one_bit_flips", OneBitNeighbours(8, 21), ""},
-          {"sequential", SequentialKeys(2048, SpreadSeed(22)), ""},
-          {"zero_ones_nbrs", ZeroOnesNeighbours(), ""},
-          {"pow2_multiples", PowerOfTwoMultiples(2048, 52), ""}};
+  const std::vector<std::uint64_t> flips = OneBitNeighbours(8, 21);
+  std::vector<std::uint64_t> bases;
+  for (std::size_t b = 0; b < flips.size(); b += 65) bases.push_back(flips[b]);
+  const std::uint64_t start = SpreadSeed(22);
+  const std::vector<std::uint64_t> multiples = PowerOfTwoMultiples(4096, 52);
+  return {{"one_bit_flips", flips, "", TwoBitNeighbours(bases)},
+          {"sequential", SequentialKeys(2048, start), "", SequentialKeys(4096, start + 2048)},
+          {"zero_ones_nbrs", ZeroOnesNeighbours(), "", TwoBitNeighbours({0, ~0ULL})},
+          {"pow2_multiples", {multiples.begin(), multiples.begin() + 2048}, "",
+           {multiples.begin() + 2048, multiples.end()}}};
 }
 
 // The targeted sets, in this order for every filter: the index field fixed (to a random value,
@@ -356,6 +373,7 @@ struct Prediction {
   bool must_refuse = false;
   int min_attempts = 0;          // static filters: the aimed-at attempt 0 must have failed
   bool fpr_above_theory = false;  // a blocked Bloom filter with one overloaded block
+  bool pattern_fpr_above_theory = false;  // LevelDB's hash on keys differing in high bits only
 };
 
 template <class F>
@@ -364,6 +382,14 @@ Prediction Predict(const std::string& set) {
   const bool targeted_index = set.starts_with("index");
   if constexpr (kIsBloomLike<F>) {
     p.never_refuses = true;
+    // LevelDB's hash ends with x = (h + w) m, h = x ^ (x >> 16) on the key's high 32-bit word
+    // w: a change confined to w's top 12 bits stays in x's top 12 bits, so it moves only h's
+    // bits 20..31 and (through the shift) 4..15: the multiples of 2^52 have at most 2^12
+    // hashes among them. With 2048 of
+    // them as members, most other multiples share a member's hash and pass (~95%), while
+    // uniform non-members stay within the bound. A property of LevelDB's hash on this
+    // encoding, found by this test; documented, not fixed (the wrapper measures LevelDB as is).
+    p.pattern_fpr_above_theory = IsLevelDb<F>() && set == "pow2_multiples";
     // The index sets put every key in one block. Not the index_fp sets: there every key
     // also sets the same 8 bits, so the block stays nearly empty.
     p.fpr_above_theory = kIsBlockedBloom<F> && targeted_index && !set.starts_with("index_fp");
@@ -405,6 +431,8 @@ struct Outcome {
   std::size_t false_positives = 0, negatives = 0;
   double theory = 0, bound = 0;
   std::string note;
+  std::size_t pattern_false_positives = 0, pattern_negatives = 0;
+  double pattern_bound = 0;
 };
 
 // Uniform non-members, none of them in the set.
@@ -522,7 +550,7 @@ void CheckAim(const KeySet& set, const F& f) {
 
 template <class F>
 Outcome RunSet(const KeySet& set) {
-  Outcome out{set.name, "n/a", set.keys.size(), 0, 0, 0, 0, 0, 0, set.not_applicable};
+  Outcome out{set.name, "n/a", set.keys.size(), 0, 0, 0, 0, 0, 0, set.not_applicable, 0, 0, 0};
   if (!set.not_applicable.empty()) return out;
   SCOPED_TRACE(std::string(F::kName) + " / " + set.name);
   const Prediction predicted = Predict<F>(set.name);
@@ -602,6 +630,21 @@ Outcome RunSet(const KeySet& set) {
     out.bound = band.high / probes.size();
     EXPECT_LE(fp, band.high) << "FPR above the bound around theory " << out.theory;
   }
+
+  // The pattern's own non-members, against the same theory.
+  if (!set.pattern_negatives.empty()) {
+    out.pattern_negatives = set.pattern_negatives.size();
+    out.pattern_false_positives = CountContained(f, set.pattern_negatives);
+    const Interval pattern_band = BinomialBand(out.pattern_negatives, out.theory);
+    out.pattern_bound = pattern_band.high / out.pattern_negatives;
+    const double pattern_fp = static_cast<double>(out.pattern_false_positives);
+    if (predicted.pattern_fpr_above_theory) {
+      EXPECT_GT(pattern_fp, pattern_band.high) << "LevelDB's hash no longer collapses this pattern";
+      out.note = "pattern non-members share members' LevelDB hashes (by LevelDB's design)";
+    } else {
+      EXPECT_LE(pattern_fp, pattern_band.high) << "pattern non-members pass too often";
+    }
+  }
   return out;
 }
 
@@ -621,6 +664,11 @@ void Print(std::string_view filter, const std::vector<Outcome>& outcomes) {
       s << ", fpr " << Percent(static_cast<double>(o.false_positives) / o.negatives) << " <= "
         << Percent(o.bound) << " (theory " << Percent(o.theory) << ", " << o.negatives
         << " negatives)";
+      if (o.pattern_negatives) {
+        s << ", pattern fpr "
+          << Percent(static_cast<double>(o.pattern_false_positives) / o.pattern_negatives)
+          << " <= " << Percent(o.pattern_bound) << " (" << o.pattern_negatives << ")";
+      }
     }
     if (!o.note.empty()) s << " - " << o.note;
     s << "\n";

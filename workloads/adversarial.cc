@@ -174,6 +174,25 @@ std::vector<std::uint64_t> OneBitNeighbours(std::size_t bases, std::uint64_t see
   return keys;
 }
 
+std::vector<std::uint64_t> TwoBitNeighbours(const std::vector<std::uint64_t>& bases) {
+  std::unordered_set<std::uint64_t> near;  // the bases and their one-bit neighbours
+  for (std::uint64_t base : bases) {
+    near.insert(base);
+    for (int bit = 0; bit < 64; ++bit) near.insert(base ^ (1ULL << bit));
+  }
+  std::vector<std::uint64_t> keys;
+  std::unordered_set<std::uint64_t> seen;
+  for (std::uint64_t base : bases) {
+    for (int i = 0; i < 64; ++i) {
+      for (int j = i + 1; j < 64; ++j) {
+        const std::uint64_t key = base ^ (1ULL << i) ^ (1ULL << j);
+        if (!near.count(key) && seen.insert(key).second) keys.push_back(key);
+      }
+    }
+  }
+  return keys;
+}
+
 std::vector<std::uint64_t> SequentialKeys(std::size_t n, std::uint64_t start) {
   std::vector<std::uint64_t> keys(n);
   for (std::size_t i = 0; i < n; ++i) keys[i] = start + i;

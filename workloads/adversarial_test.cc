@@ -175,6 +175,15 @@ TEST(AdversarialStructuralSets, SizesAndDistinctness) {
       EXPECT_EQ(std::popcount(neighbours[65 * b] ^ neighbours[65 * b + j]), 1);
     }
   }
+  const auto two_bit = TwoBitNeighbours({neighbours[0], neighbours[65]});
+  EXPECT_EQ(two_bit.size(), 2u * 2016);
+  ExpectDistinct(two_bit);
+  for (std::uint64_t k : two_bit) {
+    const int to_first = std::popcount(k ^ neighbours[0]);
+    const int to_second = std::popcount(k ^ neighbours[65]);
+    EXPECT_TRUE(to_first == 2 || to_second == 2);
+    EXPECT_TRUE(to_first >= 2 && to_second >= 2) << "a base or a one-bit neighbour";
+  }
   const auto zero_ones = ZeroOnesNeighbours();
   EXPECT_EQ(zero_ones.size(), 130u);
   ExpectDistinct(zero_ones);
