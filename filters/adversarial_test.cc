@@ -176,7 +176,7 @@ std::vector<KeySet> FromFields(const Fields& f) {
     const bool fingerprint_only = name == "fingerprint";
     const bool both = name.starts_with("index_fp");
     const std::uint64_t mask = fingerprint_only ? f.fingerprint : both ? f.both : f.index;
-    KeySet set{name, {}, ""};
+    KeySet set{name, {}, "", {}};
     if (mask == 0) {
       set.not_applicable = fingerprint_only ? f.fingerprint_na : f.both_na;
     } else {
@@ -225,7 +225,7 @@ std::vector<KeySet> AcfSets(const FilterParams& p, std::uint64_t spread) {
     const std::string& name = kTargetedNames[i];
     const std::uint64_t value = kTargetedValues[i];
     const std::uint64_t seed = kFilterSeed + i;
-    KeySet set{name, {}, ""};
+    KeySet set{name, {}, "", {}};
     if (name == "fingerprint") {
       set.keys = KeysWithFixedBits(kTargetedKeys, fingerprint0, field, value, seed);
     } else if (name.starts_with("index_fp")) {
@@ -258,7 +258,7 @@ std::vector<KeySet> LevelDbSets(const FilterParams& p) {
   std::vector<KeySet> sets;
   for (std::size_t i = 0; i < kTargetedNames.size(); ++i) {
     const std::string& name = kTargetedNames[i];
-    KeySet set{name, {}, ""};
+    KeySet set{name, {}, "", {}};
     const auto h = static_cast<std::uint32_t>(kTargetedValues[i]);
     if (name == "fingerprint") {
       set.not_applicable = "a Bloom filter has no fingerprint; its probe step is a function of "
@@ -291,7 +291,7 @@ std::vector<KeySet> RocksDbBloomSets() {
   std::vector<KeySet> sets;
   for (std::size_t i = 0; i < kTargetedNames.size(); ++i) {
     const std::string& name = kTargetedNames[i];
-    KeySet set{name, {}, ""};
+    KeySet set{name, {}, "", {}};
     if (name == "fingerprint" || name.starts_with("index_fp")) {
       set.not_applicable = "in-block probes come from XXPH3's high 32 bits: ~2^32 tries per key";
     } else {
@@ -358,8 +358,11 @@ std::vector<KeySet> TargetedSets() {
     static_assert(IsRocksDbRibbon<F>(), "a new filter needs its hash fields described here");
     std::vector<KeySet> sets;
     for (const std::string& name : kTargetedNames) {
-      sets.push_back({name, {}, "Standard128Ribbon re-mixes RocksDB's hash with a seed its "
-                                "builder picks, and picks anew when banding fails"});
+      sets.push_back({name,
+                      {},
+                      "Standard128Ribbon re-mixes RocksDB's hash with a seed its builder picks, "
+                      "and picks anew when banding fails",
+                      {}});
     }
     return sets;
   }
