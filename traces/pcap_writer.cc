@@ -39,6 +39,7 @@ std::size_t TransportBytes(std::uint8_t proto) {
 PcapFileWriter::PcapFileWriter(const std::string& path, int link_type, std::uint32_t snaplen)
     : out_(path) {
   std::vector<std::uint8_t> header;
+  header.reserve(24);
   PutLe32(header, 0xa1b23c4d);                // nanosecond timestamps
   header.insert(header.end(), {2, 0, 4, 0});  // version 2.4
   PutLe32(header, 0);                         // thiszone

@@ -122,8 +122,14 @@ std::string TraceStats::ToText() const {
   out << "flow sizes (packets: flows)\n";
   for (std::size_t b = 0; b < size_histogram.size(); ++b) {
     const std::uint64_t lo = std::uint64_t{1} << b, hi = (std::uint64_t{2} << b) - 1;
-    row("  " + std::to_string(lo) + (hi > lo ? "-" + std::to_string(hi) : ""))
-        << size_histogram[b] << "\n";
+    // Appended piece by piece: GCC 12 warns (-Wrestrict, a false positive) on "-" + string.
+    std::string label = "  ";
+    label += std::to_string(lo);
+    if (hi > lo) {
+      label += '-';
+      label += std::to_string(hi);
+    }
+    row(label) << size_histogram[b] << "\n";
   }
   if (!heaviest.empty()) out << "heaviest flows (src dst proto sport dport: packets)\n";
   for (const auto& [flow, packets] : heaviest) {
