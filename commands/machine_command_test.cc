@@ -179,6 +179,23 @@ TEST_F(MachineCommand, AFinishedFileIsReplacedOnlyWithForce) {
   EXPECT_EQ(amq::testing::ReadFile(out), finished) << "left as it was";
 }
 
+// "Also recorded in every result's context when asked": run --machine measures briefly first.
+TEST_F(MachineCommand, RunRecordsTheMachineInItsContextWhenAsked) {
+  const fs::path out = dir_ / "run.jsonl";
+  // The fixture's Run() prefixes "machine "; this one is `amqbench run`.
+  const std::string line = std::string(AMQ_BINARY) + " run --quick --filter bloom --keys 2000 --queries 2000 "
+                           "--machine --out " + out.string() + " 2>" + (dir_ / "run.err").string();
+  ASSERT_EQ(std::system(line.c_str()), 0) << amq::testing::ReadFile(dir_ / "run.err");
+  const json doc = amq::testing::ReadResultDocument(out);
+  ASSERT_TRUE(doc["context"].contains("machine"));
+  const json& machine = doc["context"]["machine"];
+  EXPECT_GE(machine["levels"].size(), 2u);
+  EXPECT_GT(machine["random_lines_per_second"].get<double>(), 0);
+  EXPECT_GT(machine["sequential_bytes_per_second"].get<double>(), 0);
+  EXPECT_TRUE(machine["huge_pages"].is_boolean());
+  EXPECT_EQ(doc["records"].size(), 1u);
+}
+
 TEST_F(MachineCommand, HelpNamesEveryOption) {
   const Outcome run = Run("--help");
   EXPECT_EQ(run.status, 0);
