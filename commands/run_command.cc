@@ -10,6 +10,7 @@
 #include "core/errors.h"
 #include "core/file_util.h"
 #include "harness/filters_experiment.h"
+#include "harness/machine_report.h"
 #include "harness/registry.h"
 #include "harness/schema.h"
 #include "traces/flow.h"
@@ -59,7 +60,7 @@ int RunCommand(const Args& args) {
   long long queries = 0, capacity = 0;  // signed, so "-1" is caught rather than wrapped
   long long seed = 1;  // signed, so "-1" is caught rather than wrapped to 2^64 - 1
   int repeats = 0, max_kicks = 500;
-  bool quick = false, force = false, allow_oversubscribe = false;
+  bool quick = false, force = false, allow_oversubscribe = false, machine = false;
   po::options_description options(
       "amqbench run: build each filter over N distinct keys for every combination of the list\n"
       "options, measure it, check it, and write one JSON file.\nOptions");
@@ -100,7 +101,10 @@ int RunCommand(const Args& args) {
       ("out", po::value(&out_path), "output JSON Lines file (one line appended per finished cell)")
       ("force", po::bool_switch(&force), "replace --out even if it holds a finished run")
       ("allow-oversubscribe", po::bool_switch(&allow_oversubscribe),
-       "run cells whose estimated peak memory exceeds what the machine has available (refused without it)");
+       "run cells whose estimated peak memory exceeds what the machine has available (refused without it)")
+      ("machine", po::bool_switch(&machine),
+       "measure this machine briefly first (amqbench machine --quick, a few seconds) and record its "
+       "latency per level, random-line ceiling and bandwidth in the context");
   const po::variables_map vm = ParseOptions("run", args, options);
   if (vm.count("help")) {
     std::cout << options << "\nFields of the output: amqbench legend\n";
@@ -219,7 +223,7 @@ int RunCommand(const Args& args) {
     plan = MakeFiltersPlan(grid);
   }
   return RunOnePlan(*plan, {{"id", "run"}, {"kind", "filters"}}, CommandLine("run", args), seed,
-                    out_path, force, allow_oversubscribe);
+                    out_path, force, allow_oversubscribe, machine ? QuickMachineSummary() : Json());
 }
 
 }  // namespace amq

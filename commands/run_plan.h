@@ -24,13 +24,15 @@ inline void CheckNotAnInput(const std::string& out, const std::string& input, co
 
 inline int RunOnePlan(ExperimentPlan& plan, const Json& experiment, const std::string& command_line,
                       std::uint64_t seed, const std::string& out_path, bool force,
-                      bool allow_oversubscribe = false) {
+                      bool allow_oversubscribe = false, const Json& machine = nullptr) {
   CheckWritable(out_path);
   CheckReplaceable(out_path, force);
   RunOptions options;
   options.out_path = out_path;
   options.header = {{"experiment", experiment}, {"suite", nullptr},
                     {"context", RunContext(command_line, seed)}};
+  // run --machine: the brief machine measurement (harness/machine_report.h) beside the host.
+  if (!machine.is_null()) options.header["context"]["machine"] = machine;
   options.allow_oversubscribe = allow_oversubscribe;
   InstallInterruptHandlers();
   const RunOutcome outcome = RunPlan(plan, options);

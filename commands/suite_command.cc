@@ -16,6 +16,7 @@
 #include "commands/commands.h"
 #include "commands/option_lists.h"
 #include "core/errors.h"
+#include "harness/machine_report.h"
 #include "harness/result_file.h"
 #include "harness/result_writer.h"
 #include "harness/runner.h"
@@ -64,6 +65,7 @@ Json ReadJsonFile(const std::string& path) {
 int SuiteCommand(const Args& args) {
   std::string file, only, out_dir, shard_text = "1/1", micro_native = "build-native/amqbench_micro";
   bool quick = false, resume = false, list = false, force = false, allow_oversubscribe = false;
+  bool machine = false;
   po::options_description options(
       "amqbench suite FILE: run every experiment of a suite file (suites/default.toml) into one\n"
       "directory, <out-dir>/<id>.jsonl each (Google Benchmark's <id>.json for micro), with\n"
@@ -82,6 +84,9 @@ int SuiteCommand(const Args& args) {
       "allow-oversubscribe", po::bool_switch(&allow_oversubscribe),
       "run cells whose estimated peak memory exceeds what the machine has available (refused without it)")(
       "list", po::bool_switch(&list), "check the suite file and list its experiments and cells; run nothing")(
+      "machine", po::bool_switch(&machine),
+      "measure this machine briefly first (amqbench machine --quick, a few seconds) and record its "
+      "latency per level, random-line ceiling and bandwidth in every file's context")(
       "file", po::value(&file), "the suite file");
   po::positional_options_description positional;
   positional.add("file", 1);
@@ -148,7 +153,8 @@ int SuiteCommand(const Args& args) {
   if (!fs::is_directory(out_dir)) throw InputError("cannot create --out-dir " + out_dir);
   CheckWritable((fs::path(out_dir) / kManifest).string());
 
-  const Json context = RunContext(CommandLine("suite", args), suite.seed);
+  Json context = RunContext(CommandLine("suite", args), suite.seed);
+  if (machine) context["machine"] = QuickMachineSummary();
   Json manifest = {{"suite", SuiteHeader(suite, shard)},
                    {"context", context},
                    {"experiments", Json::array()},

@@ -14,18 +14,22 @@ namespace {
 
 // Who carries a field. "filters" is the kind `amqbench run` and suite experiments of kind
 // filters write; "adapt_*" the three adaptive-filter kinds; rows are "cell", "trial", "window".
-constexpr const char* kEvery = "every data line";
+// "Every data line" but machine lines, which measure the host, not a filter: they carry only
+// the identity fields (kIdentity) and their own (kMachine).
+constexpr const char* kEvery = "every cell, trial and window line";
+constexpr const char* kIdentity = "every data line (machine too)";
+constexpr const char* kMachine = "machine";  // a field whose carried_by says machine is on machine lines
 constexpr const char* kFilters = "filters";
 constexpr const char* kAdapt = "adapt_*";
 
 // One row per record field the harness writes, in the order records carry them.
 const std::vector<FieldSpec> kRecordFields = {
     // Identity: what the line is and which cell it belongs to.
-    {"record", "string", "", "what the line is: cell (one cell of the grid), trial (one trial of an adapt cell) or window (one window of an adapt_trace replay)", kEvery},
-    {"cell_id", "string", "", "16 hex digits: XXH3 of what defines the cell (kind, filter, every parameter, the workload), independent of host, build and seed; two runs are matched cell for cell on (cell_id, seed)", kEvery},
-    {"experiment", "string", "", "the experiment's id (suite file), or run / adapt for those commands", kEvery},
-    {"kind", "string", "", "experiment kind: filters, adapt_synthetic, adapt_trace, adapt_adversarial", kEvery},
-    {"seed", "integer", "", "seed of keys, queries and every hash function (adapt trials: the trial's own seed)", kEvery},
+    {"record", "string", "", "what the line is: cell (one cell of the grid), trial (one trial of an adapt cell), window (one window of an adapt_trace replay) or machine (one point of amqbench machine)", kIdentity},
+    {"cell_id", "string", "", "16 hex digits: XXH3 of what defines the cell (kind, filter, every parameter, the workload), independent of host, build and seed; two runs are matched cell for cell on (cell_id, seed)", kIdentity},
+    {"experiment", "string", "", "the experiment's id (suite file), or run / adapt / machine for those commands", kIdentity},
+    {"kind", "string", "", "experiment kind: filters, adapt_synthetic, adapt_trace, adapt_adversarial, machine", kIdentity},
+    {"seed", "integer", "", "seed of keys, queries and every hash function (adapt trials: the trial's own seed; machine: of the permutation and the random streams)", kIdentity},
     {"filter", "string", "", "registered filter name (amqbench list)", kEvery},
     {"family", "string", "", "filter family; theory curves are drawn per family", kFilters},
     // The cell's parameters.
@@ -38,7 +42,7 @@ const std::vector<FieldSpec> kRecordFields = {
     {"max_kicks", "integer", "count", "cuckoo family: evictions before an insert gives up", kFilters},
     {"queries", "integer", "keys", "keys per timed query loop (Q)", kFilters},
     {"positive_fraction", "number", "fraction", "share of members in the mixed query loop", kFilters},
-    {"repeats", "integer", "count", "timed repeats (R); timings are median, _min and _max over them", kFilters},
+    {"repeats", "integer", "count", "timed repeats (R); timings are median, _min and _max over them", "filters, machine"},
     {"dynamic", "boolean", "", "true: built key by key (insert_ns); false: built at once (build_ns)", kFilters},
     {"erasable", "boolean", "", "true if the filter supports erase", kFilters},
     // Timings.
@@ -129,6 +133,23 @@ const std::vector<FieldSpec> kRecordFields = {
     {"false_positives_first_half", "integer", "queries", "false positives in the first half of the queries", "adapt_adversarial"},
     {"false_positives_second_half", "integer", "queries", "false positives in the second half of the queries", "adapt_adversarial"},
     {"last_false_positive_query", "integer", "", "index (from 1) of the last query answered falsely, 0 if none", "adapt_adversarial"},
+    // The machine itself (amqbench machine; harness/machine_measure.h).
+    {"test", "string", "", "what the point measured: latency (dependent loads), random_lines (independent random cache-line reads), sequential (reads in order), or cache_levels (the plateaus of the latency curve beside the caches the system reports)", kMachine},
+    {"working_set_bytes", "integer", "bytes", "bytes the point's loads range over (the first of one pre-faulted buffer)", "machine, but cache_levels"},
+    {"ns_per_load", "number", "ns/load", "latency: ns per load of a pointer chase through a random cyclic permutation of cache lines (Sattolo), median of R", "machine latency"},
+    {"ns_per_load_min", "number", "ns/load", "fastest of the R repeats", "machine latency"},
+    {"ns_per_load_max", "number", "ns/load", "slowest of the R repeats", "machine latency"},
+    {"lines_per_second", "number", "lines/s", "random_lines: 64-byte lines read per second at random, 16 independent streams (many loads in flight), median of R; the ceiling of a lookup that touches one random line", "machine random_lines"},
+    {"lines_per_second_min", "number", "lines/s", "slowest of the R repeats", "machine random_lines"},
+    {"lines_per_second_max", "number", "lines/s", "fastest of the R repeats", "machine random_lines"},
+    {"bytes_per_second", "number", "bytes/s", "sequential: bytes read per second summing 64-bit words in order, median of R", "machine sequential"},
+    {"bytes_per_second_min", "number", "bytes/s", "slowest of the R repeats", "machine sequential"},
+    {"bytes_per_second_max", "number", "bytes/s", "fastest of the R repeats", "machine sequential"},
+    {"huge_pages", "boolean", "", "at least 90% of the buffer was backed by transparent huge pages (read from /proc/self/smaps); false: 4 KiB pages, and large working sets include TLB misses", kMachine},
+    {"huge_page_fraction", "number", "fraction", "share of the buffer backed by huge pages", "machine, but cache_levels"},
+    {"levels", "array", "", "cache_levels: the plateaus of the latency curve, smallest first: {level, ns_per_load (median of the plateau), capacity_bytes (largest size still on it; null for the last), reported (the reported cache within 2x of that capacity, or null)}; the last has memory: true when the sizes went past twice every cache reported", "machine cache_levels"},
+    {"steps", "integer", "count", "cache_levels: steps found in the latency curve (latency x1.5 over a doubling of the working set; neighbouring rises are one step)", "machine cache_levels"},
+    {"reported_caches", "array", "", "cache_levels: the data and unified caches of CPU 0 as sysfs reports them (else glibc's CPUID view): {level, type, bytes, source}", "machine cache_levels"},
 };
 
 const std::vector<FieldSpec> kContextFields = {
@@ -148,6 +169,7 @@ const std::vector<FieldSpec> kContextFields = {
     {"command_line", "string", "", "the amqbench command line", "context"},
     {"time_utc", "string", "", "when the file was started", "context"},
     {"seed", "integer", "", "the run's base seed", "context"},
+    {"machine", "object", "", "with --machine (run, suite): this host briefly measured (amqbench machine --quick): levels (the latency curve's plateaus), random_lines_per_second and sequential_bytes_per_second at the largest size, huge_pages; absent otherwise", "context"},
 };
 
 // The declared statistics of every registered filter, with the filters that report each.
@@ -308,7 +330,7 @@ Json ResultJsonSchema() {
   schema["title"] = "amqbench result file line (schema version 2, JSON Lines)";
   schema["description"] =
       "Each line of a result file is one of: a header (first line), a data record (cell, trial "
-      "or window), an end line (last line of a finished run). Generated by amqbench legend "
+      "or window; machine in amqbench machine's files), an end line (last line of a finished run). Generated by amqbench legend "
       "--json-schema from harness/schema.cc and the filters' declared statistics.";
   schema["$defs"]["context"] = {{"type", "object"},
                                 {"properties", context_properties},
@@ -329,6 +351,18 @@ Json ResultJsonSchema() {
       {"properties", record_properties},
       {"required", {"record", "cell_id", "experiment", "kind", "seed", "filter"}},
       {"additionalProperties", false}};
+  // Machine lines (amqbench machine) measure the host, not a filter: the data definition's
+  // required filter does not fit them, so they have their own, with the identity every data
+  // line carries and the fields whose carried_by names machine.
+  Json machine_properties = Json::object();
+  for (const FieldSpec& f : RecordSchema()) {
+    if (f.carried_by.find(kMachine) != std::string::npos) machine_properties[f.name] = record_properties[f.name];
+  }
+  schema["$defs"]["machine"] = {
+      {"type", "object"},
+      {"properties", machine_properties},
+      {"required", {"record", "cell_id", "experiment", "kind", "seed", "test"}},
+      {"additionalProperties", false}};
   schema["$defs"]["end"] = {{"type", "object"},
                             {"properties",
                              {{"record", {{"const", "end"}}},
@@ -339,6 +373,8 @@ Json ResultJsonSchema() {
   schema["oneOf"] = {{{"$ref", "#/$defs/header"}},
                      {{"allOf", {{{"$ref", "#/$defs/data"}},
                                  {{"properties", {{"record", {{"enum", {"cell", "trial", "window"}}}}}}}}}},
+                     {{"allOf", {{{"$ref", "#/$defs/machine"}},
+                                 {{"properties", {{"record", {{"const", "machine"}}}}}}}}},
                      {{"$ref", "#/$defs/end"}}};
   return schema;
 }

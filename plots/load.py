@@ -4,8 +4,8 @@
     result = load.read("results/space.jsonl")    # the rows plus header, context and completeness
 
 Formats (results/README.md):
-  * schema version 2, JSON Lines: a header line, data lines ("cell", "trial", "window") and,
-    when the run finished, an "end" line. Each line is validated against a JSON Schema
+  * schema version 2, JSON Lines: a header line, data lines ("cell", "trial", "window";
+    "machine" in `amqbench machine`'s files) and, when the run finished, an "end" line. Each line is validated against a JSON Schema
     (<repo>/results/schema.json, written by `amqbench legend --json-schema`; skipped while that
     file does not exist). A truncated last line is an interrupted write: it is dropped and the
     file reads as incomplete.
@@ -34,7 +34,8 @@ REPO = Path(__file__).resolve().parent.parent
 DEFAULT_SCHEMA = REPO / "results" / "schema.json"
 
 CONTEXT_COLUMNS = ("host_name", "cpu_model", "git_commit", "march_native", "build_type")
-DATA_RECORDS = ("cell", "trial", "window")
+# "machine": amqbench machine's points (the host measured, no filter; their own schema part).
+DATA_RECORDS = ("cell", "trial", "window", "machine")
 
 # Google Benchmark files of a benchmark family name their benchmarks "<suite>/<filter>/<operation>".
 BENCHMARK_SUITES = ("quotient_family", "static")
@@ -141,7 +142,7 @@ def _schema_error(obj: dict, schema: str | Path | None) -> str | None:
     import jsonschema
 
     record = obj.get("record")
-    part = record if record in ("header", "end") else "data" if record else None
+    part = record if record in ("header", "end", "machine") else "data" if record else None
     error = jsonschema.exceptions.best_match(_validator(str(schema), part).iter_errors(obj))
     if error is None:
         return None
