@@ -50,11 +50,26 @@ std::string ReadWhole(const std::string& path) {
   return text.str();
 }
 
+// A member of a line read back from a file, or null. The file is outside input: on a line that
+// is not an object, or a member of another type than a run writes, nlohmann's value() throws a
+// type_error and its const operator[] asserts (or, without asserts, reads past the end).
+const Json& Member(const Json& line, const char* key) {
+  static const Json kAbsent;
+  if (!line.is_object()) return kAbsent;
+  const auto it = line.find(key);
+  return it == line.end() ? kAbsent : *it;
+}
+
+std::string RecordKind(const Json& line) {
+  const Json& kind = Member(line, "record");
+  return kind.is_string() ? kind.get<std::string>() : "";
+}
+
 // The same suite file (by content, wherever it was read from), quick or not, the same shard.
 bool SameSuite(const Json& a, const Json& b) {
   if (a.is_null() || b.is_null()) return a.is_null() && b.is_null();
   for (const char* key : {"file_hash", "quick", "shard"}) {
-    if (a.value(key, Json()) != b.value(key, Json())) return false;
+    if (Member(a, key) != Member(b, key)) return false;
   }
   return true;
 }
@@ -86,10 +101,10 @@ void RemoveStaleTemporaries(const std::string& path) {
 }
 
 bool SameExperiment(const Json& a, const Json& b) {
-  return a.value("schema_version", 0) == b.value("schema_version", 0) &&
-         a["experiment"].value("id", "") == b["experiment"].value("id", "") &&
-         a["experiment"].value("kind", "") == b["experiment"].value("kind", "") &&
-         SameSuite(a["suite"], b["suite"]);
+  return Member(a, "schema_version") == Member(b, "schema_version") &&
+         Member(Member(a, "experiment"), "id") == Member(Member(b, "experiment"), "id") &&
+         Member(Member(a, "experiment"), "kind") == Member(Member(b, "experiment"), "kind") &&
+         SameSuite(Member(a, "suite"), Member(b, "suite"));
 }
 
 }  // namespace
@@ -151,7 +166,7 @@ ResultWriter ResultWriter::Resume(const std::string& path, const Json& header,
       break;
     }
     if (first) {
-      if (j.value("record", "") != "header" || !SameExperiment(j, header)) {
+      if (RecordKind(j) != "header" || !SameExperiment(j, header)) {
         throw InputError(path + " holds another experiment's results (or another suite's); "
                          "not resuming into it");
       }
@@ -159,9 +174,12 @@ ResultWriter ResultWriter::Resume(const std::string& path, const Json& header,
       keep = position;
       continue;
     }
-    const std::string kind = j.value("record", "");
+    const std::string kind = RecordKind(j);
     if (kind == "cell") {
-      done.insert(DoneKey(j.value("cell_id", ""), j.value("seed", std::uint64_t{0})));
+      const Json& id = Member(j, "cell_id");
+      const Json& seed = Member(j, "seed");
+      done.insert(DoneKey(id.is_string() ? id.get<std::string>() : "",
+                          seed.is_number_unsigned() ? seed.get<std::uint64_t>() : 0));
       keep = position;
     } else if (kind == "end") {
       complete = true;
@@ -229,7 +247,7 @@ std::vector<Json> ReadResultLines(const std::string& path, Json* header, bool* c
       throw InputError(path + ": a line is not JSON");
     }
     if (first) {
-      if (j.value("record", "") != "header" || j.value("schema_version", 0) != kResultSchemaVersion) {
+      if (RecordKind(j) != "header" || Member(j, "schema_version") != kResultSchemaVersion) {
         throw InputError(path + " is not an amqbench result file of schema version " +
                          std::to_string(kResultSchemaVersion));
       }
@@ -237,7 +255,8 @@ std::vector<Json> ReadResultLines(const std::string& path, Json* header, bool* c
       first = false;
       continue;
     }
-    if (j.value("record", "") == "end") {
+    if (!j.is_object()) throw InputError(path + ": a line is not a JSON object");
+    if (RecordKind(j) == "end") {
       if (complete) *complete = true;
       continue;
     }

@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets of fuzz/ with clang into build-fuzz/ and runs each in turn for
+# SECONDS (default 60) on one job, from a seed corpus gathered out of the repository's own
+# fixtures (and trace seeds written by fuzz/make_seeds) into build-fuzz/corpus/<target>/, which
+# keeps growing from one run to the next. Prints each target's executions, execs/s, coverage
+# and corpus size; exits 1 if any target found something (crash, sanitizer report, uncaught
+# exception, broken promise, hang over 10 s, more than 2 GiB), with its input's path printed.
+#   scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]
+#   scripts/fuzz.sh 10                       what CI runs (.ci/run): the clang build from scratch
+#                                            is about 3.5 min of CPU (under 2 min on 2 idle cores),
+#                                            then 6 x 10 s: the stage fits its 3 minutes of CI
+#   scripts/fuzz.sh 600 suite_fuzz           one target for ten minutes
+#   AMQ_FUZZ_RUNS=1000000 scripts/fuzz.sh    each target for 10^6 executions instead of a time
+# Installs nothing: ./run_tests.sh installs clang with the other packages. Runs are seeded
+# (-seed=1): from the same corpus, an AMQ_FUZZ_RUNS run repeats itself.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build="${AMQ_FUZZ_BUILD_DIR:-$root/build-fuzz}"
+all_targets=(pcap_fuzz amqtrace_fuzz text_trace_fuzz key_file_fuzz suite_fuzz result_file_fuzz)
+
+seconds="${1:-60}"
+[[ $# -gt 0 ]] && shift
+if ! [[ "$seconds" =~ ^[1-9][0-9]*$ ]]; then
+  echo "usage: scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...] (targets: ${all_targets[*]})" >&2
+  exit 2
+fi
+targets=("$@")
+[[ ${#targets[@]} -eq 0 ]] && targets=("${all_targets[@]}")
+for t in "${targets[@]}"; do
+  [[ " ${all_targets[*]} " == *" $t "* ]] || { echo "fuzz.sh: no target '$t' (${all_targets[*]})" >&2; exit 2; }
+done
+
+started=$SECONDS
+cmake -S "$root" -B "$build" -DAMQ_FUZZ=ON -DCMAKE_CXX_COMPILER="${AMQ_FUZZ_CXX:-clang++-14}" \
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" >/dev/null
+cmake --build "$build" -j "$(nproc)" --target make_seeds "${targets[@]}" >/dev/null
+echo "fuzz.sh: built ${targets[*]} in $((SECONDS - started)) s"
+
+# Seeds: copied in every run (cp -n keeps what the corpus already holds).
+"$build/fuzz/make_seeds" "$build/seeds" >/dev/null
+seed_corpus() {
+  local target="$1" dir="$build/corpus/$1" f
+  mkdir -p "$dir"
+  case "$target" in
+    pcap_fuzz) cp -n "$build"/seeds/pcap/* "$dir"/ ;;
+    amqtrace_fuzz) cp -n "$build"/seeds/amqtrace/* "$dir"/ ;;
+    text_trace_fuzz) cp -n "$build"/seeds/text/* "$dir"/ ;;
+    key_file_fuzz)
+      cp -n "$root"/fuzz/seeds/key_file/* "$dir"/
+      [[ -r /usr/share/dict/words ]] && head -n 200 /usr/share/dict/words >"$dir/dict_words_head" ;;
+    suite_fuzz)
+      # Each suite file split into one suite per experiment: planning a whole file (the default
+      # suite: hundreds of cells) costs a second per execution under the sanitizers, one
+      # experiment a few milliseconds; libFuzzer's crossover joins experiments again.
+      for f in "$root"/suites/*.toml "$root"/commands/testdata/*.toml "$root"/plots/fixtures/*.toml; do
+        awk -v out="$dir/$(basename "$(dirname "$f")")_$(basename "$f" .toml)" '
+          /^\[\[experiment\]\]/ { n++ }
+          n == 0 { head = head $0 "\n"; next }
+          { file = out "_" n ".toml"; if (!(file in started)) { printf "%s", head > file; started[file] = 1 }
+            print > file }' "$f"
+      done ;;
+    result_file_fuzz)
+      # Each committed result file's header, first record and end line: every line kind at a few
+      # kB (a whole file is up to 250 kB, and every execution parses it three times).
+      for f in "$root"/results/*.jsonl "$root"/plots/fixtures/v2/*.jsonl "$root"/plots/fixtures/written/*.jsonl; do
+        { head -n 2 "$f"; tail -n 1 "$f"; } >"$dir/$(basename "$(dirname "$f")")_$(basename "$f")"
+      done
+      # Version 1 documents (IsCompleteResultFile reads those too), the small ones.
+      for f in "$root"/plots/fixtures/*.json "$root"/commands/testdata/legacy/*.json; do
+        [[ $(stat -c %s "$f") -le 4096 ]] && cp -n "$f" "$dir/$(basename "$(dirname "$f")")_$(basename "$f")"
+      done ;;
+  esac
+  return 0
+}
+
+dictionary() {
+  case "$1" in
+    pcap_fuzz) echo "$root/fuzz/dict/pcap.dict" ;;
+    text_trace_fuzz) echo "$root/fuzz/dict/text_trace.dict" ;;
+    suite_fuzz) echo "$root/fuzz/dict/suite.dict" ;;
+    result_file_fuzz) echo "$root/fuzz/dict/result_file.dict" ;;
+  esac
+}
+
+export ASAN_OPTIONS="abort_on_error=1:detect_stack_use_after_return=1"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+mkdir -p "$build/logs" "$build/findings"
+failed=()
+printf '%-18s %12s %8s %9s %7s %7s %s\n' target executions seconds "execs/s" cov corpus result
+for t in "${targets[@]}"; do
+  seed_corpus "$t"
+  log="$build/logs/$t.log"
+  # -reload=0: one job, so no other process adds to the corpus while it runs.
+  flags=(-timeout=10 -rss_limit_mb=2048 -seed=1 -reload=0 -print_final_stats=1
+         -artifact_prefix="$build/findings/$t-")
+  if [[ -n "${AMQ_FUZZ_RUNS:-}" ]]; then flags+=(-runs="$AMQ_FUZZ_RUNS"); else flags+=(-max_total_time="$seconds"); fi
+  dict="$(dictionary "$t")"
+  [[ -n "$dict" ]] && flags+=(-dict="$dict")
+  t0=$SECONDS
+  status=0
+  (cd "$build" && "$build/fuzz/$t" "${flags[@]}" "$build/corpus/$t") >"$log" 2>&1 || status=$?
+  execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
+  rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -n 1)
+  cov=$(grep -o 'cov: [0-9]*' "$log" | tail -n 1 | cut -d' ' -f2)
+  corpus=$(find "$build/corpus/$t" -type f | wc -l)
+  result=ok
+  if [[ $status -ne 0 ]]; then
+    result="FOUND (exit $status)"
+    failed+=("$t")
+  fi
+  printf '%-18s %12s %8s %9s %7s %7s %s\n' "$t" "${execs:-?}" "$((SECONDS - t0))" "${rate:-?}" \
+    "${cov:-?}" "$corpus" "$result"
+  if [[ $status -ne 0 ]]; then
+    # The report, and the input that caused it (libFuzzer: "Test unit written to PATH").
+    grep -E -A40 '^==[0-9]+==|runtime error|terminate called|fuzz finding|ERROR: libFuzzer' "$log" | head -n 60 >&2 || true
+    grep -h 'Test unit written to' "$log" >&2 || echo "  (no input saved; the whole log: $log)" >&2
+  fi
+done
+echo "fuzz.sh: ${#targets[@]} targets in $((SECONDS - started)) s (build included); logs in $build/logs/"
+if [[ ${#failed[@]} -gt 0 ]]; then
+  echo "fuzz.sh: findings in ${failed[*]}" >&2
+  exit 1
+fi
