@@ -72,6 +72,10 @@ SkipReason ParseIpv6(const std::uint8_t* p, std::size_t len, ParsedPacket& out) 
   f = FlowKey{};
   std::copy(p + 8, p + 24, f.src.begin());
   std::copy(p + 24, p + 40, f.dst.begin());
+  // An IPv4-mapped address (::ffff:0:0/96) never appears in an IPv6 header on the wire (RFC
+  // 4038, section 4.2), and a flow stores IPv4 addresses in exactly that form: kept, such a
+  // packet would turn into an IPv4 flow, or a flow of both families, once converted.
+  if (IsIpv4Mapped(f.src) || IsIpv4Mapped(f.dst)) return SkipReason::kBadIp;
   out.ip_version = 6;
   out.later_fragment = false;
   std::uint8_t next = p[6];

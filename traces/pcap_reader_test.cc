@@ -37,6 +37,13 @@ FlowKey NoPorts(FlowKey f) {
   return f;
 }
 
+// An IPv6 packet whose source is rewritten to the IPv4-mapped ::ffff:192.0.2.1.
+Bytes MappedSource(Bytes ipv6) {
+  const std::uint8_t mapped[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 192, 0, 2, 1};
+  std::copy(mapped, mapped + 16, ipv6.begin() + 8);
+  return ipv6;
+}
+
 // IPv4 with the fragment field set (offset in 8-byte units, more-fragments flag).
 Bytes Fragment4(const FlowKey& f, std::uint16_t offset, bool more) {
   Bytes p = Ip(f);
@@ -84,6 +91,9 @@ std::vector<Case> EthernetCases() {
       {"unknown ethertype", Ethernet(0x88b5, Bytes(46, 0)), std::nullopt, SkipReason::kNonIp},
       {"ipv4 version nibble 5", Ethernet(0x0800, bad_version), std::nullopt, SkipReason::kBadIp},
       {"ipv4 header length 16", Ethernet(0x0800, short_ihl), std::nullopt, SkipReason::kBadIp},
+      // Found by fuzz/pcap_fuzz.cc (fuzz/findings/): read as IPv6, converted as IPv4.
+      {"ipv6 with an IPv4-mapped source", Ethernet(0x86dd, MappedSource(Ip(kUdp6))), std::nullopt,
+       SkipReason::kBadIp},
       {"cut inside the Ethernet header", Ethernet(0x0800, ip4), std::nullopt,
        SkipReason::kTruncated, 10},
       {"cut inside the IPv4 header", Ethernet(0x0800, ip4), std::nullopt, SkipReason::kTruncated,
