@@ -16,5 +16,6 @@ int TraceCommand(const Args& args);   // commands/trace_command.cc: stats, synth
 int AdaptCommand(const Args& args);   // commands/adapt_command.cc: adaptive-filter experiments
 int SuiteCommand(const Args& args);   // commands/suite_command.cc: run a suite file
 int MergeCommand(const Args& args);   // commands/suite_command.cc: join --shard outputs
+int CompareCommand(const Args& args); // commands/compare_command.cc: two runs, cell by cell
 
 }  // namespace amq

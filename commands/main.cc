@@ -18,6 +18,7 @@ constexpr const char* kUsage =
     "  adapt     adaptive cuckoo filter experiments\n"
     "  suite     run a suite file (suites/default.toml): every experiment, resumable, shardable\n"
     "  merge     join the outputs of suite --shard runs\n"
+    "  compare   two runs (result files, directories, Google Benchmark JSON), cell by cell\n"
     "'amqbench COMMAND --help' documents each command's options.\n";
 
 }  // namespace
@@ -37,6 +38,7 @@ int main(int argc, char** argv) {
     if (command == "adapt") return amq::AdaptCommand(args);
     if (command == "suite") return amq::SuiteCommand(args);
     if (command == "merge") return amq::MergeCommand(args);
+    if (command == "compare") return amq::CompareCommand(args);
     throw amq::InputError("unknown command '" + command + "' (amqbench --help lists them)");
   } catch (const amq::InputError& e) {
     std::cerr << "amqbench: " << e.what() << '\n';
