@@ -559,12 +559,13 @@ def summary_line(comparison: Comparison) -> str:
 
 
 def markdown(comparison: Comparison, max_rows: int) -> str:
-    s = comparison.settings
-    lines = [summary_line(comparison), "",
-             f"BASE {cell_text(comparison.base, comparison.base_results)}, "
-             f"NEW {cell_text(comparison.new, comparison.new_results)}. Timings: two-sided Mann-Whitney U"
-             f" p < {s.alpha:g}, change > {s.threshold * 100:g}%, at least {s.min_repeats} repeats a side,"
-             " same host and CPU model.", ""]
+    s, c = comparison.settings, comparison.counts
+    sides = (f"BASE {cell_text(comparison.base, comparison.base_results)}, "
+             f"NEW {cell_text(comparison.new, comparison.new_results)}.")
+    if c["timings_same"] or c["timings_not_judged"] or any(r.what in ("slower", "faster") for r in comparison.rows):
+        sides += (f" Timings: two-sided Mann-Whitney U p < {s.alpha:g} and a change beyond"
+                  f" {s.threshold * 100:g}%, at least {s.min_repeats} repeats a side, same host and CPU model.")
+    lines = [summary_line(comparison), "", sides, ""]
     shown = [r for r in comparison.rows if r.verdict != SAME]
     if not shown:
         return "\n".join(lines[:-1]) + "\n"
