@@ -355,3 +355,19 @@ def test_a_baseline_of_another_schema_version_is_refused(tmp_path, capsys):
     (baseline / "space.json").write_text((FIXTURES / "space.json").read_text())
     status, _, err = run(capsys, baseline, SEED_LAB)
     assert status == 2 and "schema version 1" in err
+
+
+def test_the_committed_baseline_is_finished_stripped_and_matches_the_ci_suite():
+    baseline = compare.DEFAULT_BASELINE
+    classes = compare.field_classes(compare.load.DEFAULT_SCHEMA)
+    files = sorted(p.name for p in baseline.iterdir())
+    suite = (compare.load.REPO / "suites" / "ci.toml").read_text()
+    ids = [line.split('"')[1] for line in suite.splitlines() if line.startswith("id = ")]
+    assert files == sorted(f"{i}.jsonl" for i in ids), "one file per experiment of suites/ci.toml"
+    for name in files:
+        result = compare.load.read(baseline / name)
+        assert result.format == "v2" and result.complete, name
+        assert result.suite["file"] == "suites/ci.toml" and not result.suite["quick"], name
+        for record in result.records:
+            measured = [k for k in record if classes.get(k) in ("timing", "machine", "setting")]
+            assert not measured, (name, measured)
