@@ -17,5 +17,6 @@ int AdaptCommand(const Args& args);   // commands/adapt_command.cc: adaptive-fil
 int SuiteCommand(const Args& args);   // commands/suite_command.cc: run a suite file
 int MergeCommand(const Args& args);   // commands/suite_command.cc: join --shard outputs
 int MachineCommand(const Args& args); // commands/machine_command.cc: this host's latency and bandwidth
+int CompareCommand(const Args& args); // commands/compare_command.cc: two runs, cell by cell
 
 }  // namespace amq

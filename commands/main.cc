@@ -19,6 +19,7 @@ constexpr const char* kUsage =
     "  suite     run a suite file (suites/default.toml): every experiment, resumable, shardable\n"
     "  merge     join the outputs of suite --shard runs\n"
     "  machine   this host measured: load latency per cache level and DRAM, random-line ceiling, bandwidth\n"
+    "  compare   two runs (result files, directories, Google Benchmark JSON), cell by cell\n"
     "'amqbench COMMAND --help' documents each command's options.\n";
 
 }  // namespace
@@ -39,6 +40,7 @@ int main(int argc, char** argv) {
     if (command == "suite") return amq::SuiteCommand(args);
     if (command == "merge") return amq::MergeCommand(args);
     if (command == "machine") return amq::MachineCommand(args);
+    if (command == "compare") return amq::CompareCommand(args);
     throw amq::InputError("unknown command '" + command + "' (amqbench --help lists them)");
   } catch (const amq::InputError& e) {
     std::cerr << "amqbench: " << e.what() << '\n';

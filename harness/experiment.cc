@@ -79,6 +79,7 @@ void PutTiming(Json& record, const std::string& name, const std::vector<double>&
   record[name] = s.median;
   record[name + "_min"] = s.min;
   record[name + "_max"] = s.max;
+  record[name + "_samples"] = per_key;
 }
 
 }  // namespace amq

@@ -9,7 +9,7 @@
 //      non-members, and Q queries mixed at the cell's positive fraction.
 //   3. Check every inserted key is found (false negatives must be 0), count false positives
 //      over the non-members, and compare both with the filter's own theory.
-// Timings are reported as median, min and max over the R repeats, in ns per key.
+// Timings are reported as median, min and max over the R repeats, and each repeat, in ns per key.
 #pragma once
 
 #include <algorithm>
@@ -60,7 +60,8 @@ QuerySet MakeQuerySet(std::span<const std::uint64_t> inserted,
 // Fields every record shares, filled from the spec before the filter runs.
 Json CellHeader(const CellSpec& spec);
 
-// Adds the timing fields `name`, `name_min`, `name_max` in ns per key.
+// Adds the timing fields `name`, `name_min`, `name_max` in ns per key, and `name_samples`: every
+// pass, so two runs' timings can be tested against each other (amqbench compare).
 void PutTiming(Json& record, const std::string& name, const std::vector<double>& total_ns,
                std::size_t keys_per_pass);
 

@@ -15,21 +15,21 @@ namespace {
 // Who carries a field. "filters" is the kind `amqbench run` and suite experiments of kind
 // filters write; "adapt_*" the three adaptive-filter kinds; rows are "cell", "trial", "window".
 // "Every data line" but machine lines, which measure the host, not a filter: they carry only
-// the identity fields (kIdentity) and their own (kMachine).
+// the identity fields (kEveryDataLine) and their own (kMachineLines).
 constexpr const char* kEvery = "every cell, trial and window line";
-constexpr const char* kIdentity = "every data line (machine too)";
-constexpr const char* kMachine = "machine";  // a field whose carried_by says machine is on machine lines
+constexpr const char* kEveryDataLine = "every data line (machine too)";
+constexpr const char* kMachineLines = "machine";  // a field whose carried_by says machine is on machine lines
 constexpr const char* kFilters = "filters";
 constexpr const char* kAdapt = "adapt_*";
 
 // One row per record field the harness writes, in the order records carry them.
 const std::vector<FieldSpec> kRecordFields = {
     // Identity: what the line is and which cell it belongs to.
-    {"record", "string", "", "what the line is: cell (one cell of the grid), trial (one trial of an adapt cell), window (one window of an adapt_trace replay) or machine (one point of amqbench machine)", kIdentity},
-    {"cell_id", "string", "", "16 hex digits: XXH3 of what defines the cell (kind, filter, every parameter, the workload), independent of host, build and seed; two runs are matched cell for cell on (cell_id, seed)", kIdentity},
-    {"experiment", "string", "", "the experiment's id (suite file), or run / adapt / machine for those commands", kIdentity},
-    {"kind", "string", "", "experiment kind: filters, adapt_synthetic, adapt_trace, adapt_adversarial, machine", kIdentity},
-    {"seed", "integer", "", "seed of keys, queries and every hash function (adapt trials: the trial's own seed; machine: of the permutation and the random streams)", kIdentity},
+    {"record", "string", "", "what the line is: cell (one cell of the grid), trial (one trial of an adapt cell), window (one window of an adapt_trace replay) or machine (one point of amqbench machine)", kEveryDataLine, kIdentity},
+    {"cell_id", "string", "", "16 hex digits: XXH3 of what defines the cell (kind, filter, every parameter, the workload), independent of host, build and seed; two runs are matched cell for cell on (cell_id, seed)", kEveryDataLine, kIdentity},
+    {"experiment", "string", "", "the experiment's id (suite file), or run / adapt / machine for those commands", kEveryDataLine, kIdentity},
+    {"kind", "string", "", "experiment kind: filters, adapt_synthetic, adapt_trace, adapt_adversarial, machine", kEveryDataLine, kIdentity},
+    {"seed", "integer", "", "seed of keys, queries and every hash function (adapt trials: the trial's own seed; machine: of the permutation and the random streams)", kEveryDataLine, kIdentity},
     {"filter", "string", "", "registered filter name (amqbench list)", kEvery},
     {"family", "string", "", "filter family; theory curves are drawn per family", kFilters},
     // The cell's parameters.
@@ -42,33 +42,39 @@ const std::vector<FieldSpec> kRecordFields = {
     {"max_kicks", "integer", "count", "cuckoo family: evictions before an insert gives up", kFilters},
     {"queries", "integer", "keys", "keys per timed query loop (Q)", kFilters},
     {"positive_fraction", "number", "fraction", "share of members in the mixed query loop", kFilters},
-    {"repeats", "integer", "count", "timed repeats (R); timings are median, _min and _max over them", "filters, machine"},
+    {"repeats", "integer", "count", "timed repeats (R); timings are median, _min and _max over them, and _samples each", "filters, machine", kSetting},
     {"dynamic", "boolean", "", "true: built key by key (insert_ns); false: built at once (build_ns)", kFilters},
     {"erasable", "boolean", "", "true if the filter supports erase", kFilters},
     // Timings.
-    {"insert_ns", "number|null", "ns/key", "dynamic filters: ns per key to insert all n keys, median of R (pre-faulted memory)", "filters, dynamic"},
-    {"insert_ns_min", "number", "ns/key", "fastest of the R inserts", "filters, dynamic"},
-    {"insert_ns_max", "number", "ns/key", "slowest of the R inserts", "filters, dynamic"},
-    {"build_ns", "number|null", "ns/key", "static filters: ns per key to build over all n keys, median of R (after a warm-up build)", "filters, static"},
-    {"build_ns_min", "number", "ns/key", "fastest of the R builds", "filters, static"},
-    {"build_ns_max", "number", "ns/key", "slowest of the R builds", "filters, static"},
+    {"insert_ns", "number|null", "ns/key", "dynamic filters: ns per key to insert all n keys, median of R (pre-faulted memory)", "filters, dynamic", kTiming},
+    {"insert_ns_min", "number", "ns/key", "fastest of the R inserts", "filters, dynamic", kTiming},
+    {"insert_ns_max", "number", "ns/key", "slowest of the R inserts", "filters, dynamic", kTiming},
+    {"insert_ns_samples", "array", "ns/key", "each of the R inserts, in the order they ran (amqbench compare tests timings on them)", "filters, dynamic", kTiming},
+    {"build_ns", "number|null", "ns/key", "static filters: ns per key to build over all n keys, median of R (after a warm-up build)", "filters, static", kTiming},
+    {"build_ns_min", "number", "ns/key", "fastest of the R builds", "filters, static", kTiming},
+    {"build_ns_max", "number", "ns/key", "slowest of the R builds", "filters, static", kTiming},
+    {"build_ns_samples", "array", "ns/key", "each of the R builds, in the order they ran", "filters, static", kTiming},
     {"build_failed", "boolean", "", "true if a static filter could not be built (then error says why)", kFilters},
     {"error", "string", "", "why the build failed", "filters, build_failed"},
-    {"query_ns_positive", "number|null", "ns/key", "ns per lookup of Q members sampled with replacement (median of R)", kFilters},
-    {"query_ns_positive_min", "number", "ns/key", "fastest pass", kFilters},
-    {"query_ns_positive_max", "number", "ns/key", "slowest pass", kFilters},
-    {"query_ns_negative", "number|null", "ns/key", "ns per lookup of Q distinct non-members (median of R)", kFilters},
-    {"query_ns_negative_min", "number", "ns/key", "fastest pass", kFilters},
-    {"query_ns_negative_max", "number", "ns/key", "slowest pass", kFilters},
-    {"query_ns_mixed", "number|null", "ns/key", "ns per lookup of the query stream: Q queries at positive_fraction with the cell's popularity, or every packet of a trace (median of R)", kFilters},
-    {"query_ns_mixed_min", "number", "ns/key", "fastest pass", kFilters},
-    {"query_ns_mixed_max", "number", "ns/key", "slowest pass", kFilters},
+    {"query_ns_positive", "number|null", "ns/key", "ns per lookup of Q members sampled with replacement (median of R)", kFilters, kTiming},
+    {"query_ns_positive_min", "number", "ns/key", "fastest pass", kFilters, kTiming},
+    {"query_ns_positive_max", "number", "ns/key", "slowest pass", kFilters, kTiming},
+    {"query_ns_positive_samples", "array", "ns/key", "each of the R passes, in the order they ran", kFilters, kTiming},
+    {"query_ns_negative", "number|null", "ns/key", "ns per lookup of Q distinct non-members (median of R)", kFilters, kTiming},
+    {"query_ns_negative_min", "number", "ns/key", "fastest pass", kFilters, kTiming},
+    {"query_ns_negative_max", "number", "ns/key", "slowest pass", kFilters, kTiming},
+    {"query_ns_negative_samples", "array", "ns/key", "each of the R passes, in the order they ran", kFilters, kTiming},
+    {"query_ns_mixed", "number|null", "ns/key", "ns per lookup of the query stream: Q queries at positive_fraction with the cell's popularity, or every packet of a trace (median of R)", kFilters, kTiming},
+    {"query_ns_mixed_min", "number", "ns/key", "fastest pass", kFilters, kTiming},
+    {"query_ns_mixed_max", "number", "ns/key", "slowest pass", kFilters, kTiming},
+    {"query_ns_mixed_samples", "array", "ns/key", "each of the R passes, in the order they ran", kFilters, kTiming},
     // Correctness.
     {"false_negatives", "integer", "keys", "inserted keys (and stream queries about them) the filter did not find: must be 0, checked on every run against the exact key set", kEvery},
     {"stream_queries", "integer", "queries", "queries in the stream (query_ns_mixed's loop)", kFilters},
-    {"churn_ns", "number|null", "ns/step", "churn: ns per churn step (erase, insert or query), median of R passes", "filters, churn"},
-    {"churn_ns_min", "number", "ns/step", "fastest churn pass", "filters, churn"},
-    {"churn_ns_max", "number", "ns/step", "slowest churn pass", "filters, churn"},
+    {"churn_ns", "number|null", "ns/step", "churn: ns per churn step (erase, insert or query), median of R passes", "filters, churn", kTiming},
+    {"churn_ns_min", "number", "ns/step", "fastest churn pass", "filters, churn", kTiming},
+    {"churn_ns_max", "number", "ns/step", "slowest churn pass", "filters, churn", kTiming},
+    {"churn_ns_samples", "array", "ns/step", "each of the R churn passes, in the order they ran", "filters, churn", kTiming},
     {"churn_rounds", "integer", "rounds", "churn rounds run", "filters, churn"},
     {"churn_resident", "integer", "keys", "keys held during churn: 90% of n, so the other 10% circulate", "filters, churn"},
     {"churn_ops", "integer", "steps", "churn steps timed (each round: one erase, one insert, churn_queries queries)", "filters, churn"},
@@ -93,10 +99,10 @@ const std::vector<FieldSpec> kRecordFields = {
     {"space_overhead_pct", "number|null", "percent", "100 * (bits_per_key / log2(1/fpr_theory) - 1): excess over the lower bound", kFilters},
     {"load_factor", "number", "fraction", "table families: occupied slots / slots", kEvery},
     // What the cell took from the machine (harness/process_memory.h, harness/memory_estimate.h).
-    {"memory_estimate_bytes", "integer", "bytes", "the cell's peak memory as estimated before the run: the filter and its build measured at a small scale in a child process and scaled up, plus the key and query buffers; absent for trace cells and the adapt kinds", "filters cells"},
-    {"peak_rss_bytes", "integer", "bytes", "the process's peak resident set while the cell ran (VmHWM, reset at the cell's start), including memory held from before the cell; absent where /proc/self/clear_refs cannot be written", "cell rows"},
+    {"memory_estimate_bytes", "integer", "bytes", "the cell's peak memory as estimated before the run: the filter and its build measured at a small scale in a child process and scaled up, plus the key and query buffers; absent for trace cells and the adapt kinds", "filters cells", kMachine},
+    {"peak_rss_bytes", "integer", "bytes", "the process's peak resident set while the cell ran (VmHWM, reset at the cell's start), including memory held from before the cell; absent where /proc/self/clear_refs cannot be written", "cell rows", kMachine},
     // The adaptive-filter kinds (harness/adapt_experiment.h).
-    {"trial", "integer", "", "trial number within the cell (its seed is the cell's seed + trial)", "adapt_*, trial rows"},
+    {"trial", "integer", "", "trial number within the cell (its seed is the cell's seed + trial)", "adapt_*, trial rows", kIdentity},
     {"trials", "integer", "count", "trials summarised in a cell row", "adapt_synthetic, adapt_adversarial cell rows"},
     {"max_moves", "integer", "count", "Cuckooing ACF: moves of one fix before the table is rebuilt", kAdapt},
     {"as_ratio", "number", "ratio", "|A| / |S|: non-member flows per member", "adapt_synthetic, adapt_trace"},
@@ -123,7 +129,7 @@ const std::vector<FieldSpec> kRecordFields = {
     {"distinct_keys_inserted", "integer", "keys", "distinct keys offered to the filter before it reached its load", "adapt_trace"},
     {"member_queries", "integer", "queries", "packets whose key the filter holds", "adapt_trace"},
     {"windows", "integer", "count", "windows the replay is cut into", "adapt_trace cell rows"},
-    {"window", "integer", "", "window number, 0 first", "adapt_trace window rows"},
+    {"window", "integer", "", "window number, 0 first", "adapt_trace window rows", kIdentity},
     {"attack", "string", "", "known_fps (non-members that are false positives of the filter as built) or random_set", "adapt_adversarial"},
     {"set_size", "integer", "keys", "non-members in the repeated query set", "adapt_adversarial"},
     {"queries_per_set", "integer", "queries", "queries asked of the set (round the set once, then uniformly at random)", "adapt_adversarial"},
@@ -134,22 +140,22 @@ const std::vector<FieldSpec> kRecordFields = {
     {"false_positives_second_half", "integer", "queries", "false positives in the second half of the queries", "adapt_adversarial"},
     {"last_false_positive_query", "integer", "", "index (from 1) of the last query answered falsely, 0 if none", "adapt_adversarial"},
     // The machine itself (amqbench machine; harness/machine_measure.h).
-    {"test", "string", "", "what the point measured: latency (dependent loads), random_lines (independent random cache-line reads), sequential (reads in order), or cache_levels (the plateaus of the latency curve beside the caches the system reports)", kMachine},
-    {"working_set_bytes", "integer", "bytes", "bytes the point's loads range over (the first of one pre-faulted buffer)", "machine, but cache_levels"},
-    {"ns_per_load", "number", "ns/load", "latency: ns per load of a pointer chase through a random cyclic permutation of cache lines (Sattolo), median of R", "machine latency"},
-    {"ns_per_load_min", "number", "ns/load", "fastest of the R repeats", "machine latency"},
-    {"ns_per_load_max", "number", "ns/load", "slowest of the R repeats", "machine latency"},
-    {"lines_per_second", "number", "lines/s", "random_lines: 64-byte lines read per second at random, 16 independent streams (many loads in flight), median of R; the ceiling of a lookup that touches one random line", "machine random_lines"},
-    {"lines_per_second_min", "number", "lines/s", "slowest of the R repeats", "machine random_lines"},
-    {"lines_per_second_max", "number", "lines/s", "fastest of the R repeats", "machine random_lines"},
-    {"bytes_per_second", "number", "bytes/s", "sequential: bytes read per second summing 64-bit words in order, median of R", "machine sequential"},
-    {"bytes_per_second_min", "number", "bytes/s", "slowest of the R repeats", "machine sequential"},
-    {"bytes_per_second_max", "number", "bytes/s", "fastest of the R repeats", "machine sequential"},
-    {"huge_pages", "boolean", "", "at least 90% of the buffer was backed by transparent huge pages (read from /proc/self/smaps); false: 4 KiB pages, and large working sets include TLB misses", kMachine},
-    {"huge_page_fraction", "number", "fraction", "share of the buffer backed by huge pages", "machine, but cache_levels"},
-    {"levels", "array", "", "cache_levels: the plateaus of the latency curve, smallest first: {level, ns_per_load (median of the plateau), capacity_bytes (largest size still on it; null for the last), reported (the reported cache within 2x of that capacity, or null)}; the last has memory: true when the sizes went past twice every cache reported", "machine cache_levels"},
-    {"steps", "integer", "count", "cache_levels: steps found in the latency curve (latency x1.5 over a doubling of the working set; neighbouring rises are one step)", "machine cache_levels"},
-    {"reported_caches", "array", "", "cache_levels: the data and unified caches of CPU 0 as sysfs reports them (else glibc's CPUID view): {level, type, bytes, source}", "machine cache_levels"},
+    {"test", "string", "", "what the point measured: latency (dependent loads), random_lines (independent random cache-line reads), sequential (reads in order), or cache_levels (the plateaus of the latency curve beside the caches the system reports)", kMachineLines, kIdentity},
+    {"working_set_bytes", "integer", "bytes", "bytes the point's loads range over (the first of one pre-faulted buffer)", "machine, but cache_levels", kIdentity},
+    {"ns_per_load", "number", "ns/load", "latency: ns per load of a pointer chase through a random cyclic permutation of cache lines (Sattolo), median of R", "machine latency", kMachine},
+    {"ns_per_load_min", "number", "ns/load", "fastest of the R repeats", "machine latency", kMachine},
+    {"ns_per_load_max", "number", "ns/load", "slowest of the R repeats", "machine latency", kMachine},
+    {"lines_per_second", "number", "lines/s", "random_lines: 64-byte lines read per second at random, 16 independent streams (many loads in flight), median of R; the ceiling of a lookup that touches one random line", "machine random_lines", kMachine},
+    {"lines_per_second_min", "number", "lines/s", "slowest of the R repeats", "machine random_lines", kMachine},
+    {"lines_per_second_max", "number", "lines/s", "fastest of the R repeats", "machine random_lines", kMachine},
+    {"bytes_per_second", "number", "bytes/s", "sequential: bytes read per second summing 64-bit words in order, median of R", "machine sequential", kMachine},
+    {"bytes_per_second_min", "number", "bytes/s", "slowest of the R repeats", "machine sequential", kMachine},
+    {"bytes_per_second_max", "number", "bytes/s", "fastest of the R repeats", "machine sequential", kMachine},
+    {"huge_pages", "boolean", "", "at least 90% of the buffer was backed by transparent huge pages (read from /proc/self/smaps); false: 4 KiB pages, and large working sets include TLB misses", kMachineLines, kMachine},
+    {"huge_page_fraction", "number", "fraction", "share of the buffer backed by huge pages", "machine, but cache_levels", kMachine},
+    {"levels", "array", "", "cache_levels: the plateaus of the latency curve, smallest first: {level, ns_per_load (median of the plateau), capacity_bytes (largest size still on it; null for the last), reported (the reported cache within 2x of that capacity, or null)}; the last has memory: true when the sizes went past twice every cache reported", "machine cache_levels", kMachine},
+    {"steps", "integer", "count", "cache_levels: steps found in the latency curve (latency x1.5 over a doubling of the working set; neighbouring rises are one step)", "machine cache_levels", kMachine},
+    {"reported_caches", "array", "", "cache_levels: the data and unified caches of CPU 0 as sysfs reports them (else glibc's CPUID view): {level, type, bytes, source}", "machine cache_levels", kMachine},
 };
 
 const std::vector<FieldSpec> kContextFields = {
@@ -319,6 +325,7 @@ Json ResultJsonSchema() {
     Json p = {{"type", JsonTypeOf(f.type)}, {"description", f.meaning}};
     if (!f.unit.empty()) p["x-unit"] = f.unit;
     p["x-carried-by"] = f.carried_by;
+    if (!f.reproducibility.empty()) p["x-reproducibility"] = f.reproducibility;
     record_properties[f.name] = p;
   }
   Json context_properties = Json::object();
@@ -331,7 +338,11 @@ Json ResultJsonSchema() {
   schema["description"] =
       "Each line of a result file is one of: a header (first line), a data record (cell, trial "
       "or window; machine in amqbench machine's files), an end line (last line of a finished run). Generated by amqbench legend "
-      "--json-schema from harness/schema.cc and the filters' declared statistics.";
+      "--json-schema from harness/schema.cc and the filters' declared statistics. A record "
+      "field's x-reproducibility says what its value depends on: identity (names the record), "
+      "setting (a run setting outside the cell's identity), timing (varies run to run), machine "
+      "(a measurement of the machine); without it the value is deterministic: the same at the "
+      "same seed and parameters on any host.";
   schema["$defs"]["context"] = {{"type", "object"},
                                 {"properties", context_properties},
                                 {"required", {"host_name", "cpu_model", "git_commit", "command_line"}}};
@@ -356,7 +367,7 @@ Json ResultJsonSchema() {
   // line carries and the fields whose carried_by names machine.
   Json machine_properties = Json::object();
   for (const FieldSpec& f : RecordSchema()) {
-    if (f.carried_by.find(kMachine) != std::string::npos) machine_properties[f.name] = record_properties[f.name];
+    if (f.carried_by.find(kMachineLines) != std::string::npos) machine_properties[f.name] = record_properties[f.name];
   }
   schema["$defs"]["machine"] = {
       {"type", "object"},

@@ -24,12 +24,24 @@ struct FilterEntry;  // harness/registry.h
 // record, one vocabulary for run and adapt records. Version 1 was one JSON document.
 inline constexpr int kResultSchemaVersion = 2;
 
+// What a field's value depends on, which decides how `amqbench compare` (plots/compare.py,
+// reading results/schema.json's "x-reproducibility") treats it. The one place this is said.
+inline constexpr const char* kDeterministic = "";  // the same at the same seed and parameters,
+                                                   // on any host: any difference is a change
+inline constexpr const char* kIdentity = "identity";  // names the record: matched on, not compared
+inline constexpr const char* kSetting = "setting";    // a run setting outside the cell's identity
+inline constexpr const char* kTiming = "timing";      // a time: varies run to run; judged only
+                                                      // between runs on one machine
+inline constexpr const char* kMachine = "machine";    // a measurement of the machine (memory)
+
 struct FieldSpec {
   std::string name;
   std::string type;        // "integer", "number", "string", "boolean", "object", "array"; "|null"
   std::string unit;        // "" when the value has none
   std::string meaning;
   std::string carried_by;  // which records carry it: "every record", "filters", "adapt_*", ...
+  std::string reproducibility = kDeterministic;  // one of the k* above; filter statistics are
+                                                 // deterministic
 };
 
 // Record fields (every data line), then the filters' statistics, in a stable order.

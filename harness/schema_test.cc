@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "harness/registry.h"
@@ -46,6 +47,24 @@ TEST(Schema, RecordsAreCheckedAgainstIt) {
   EXPECT_THROW(CheckRecordAgainstSchema({{"no_such_field", 1}}), std::logic_error);
   EXPECT_THROW(CheckRecordAgainstSchema({{"false_negatives", "none"}}), std::logic_error);
   EXPECT_THROW(CheckRecordAgainstSchema({{"keys", 1.5}}), std::logic_error);
+}
+
+// amqbench compare judges a field by its reproducibility: a time marked deterministic would fail
+// every comparison between two runs, a metric marked timing would never be checked.
+TEST(Schema, EveryTimeIsATimingAndEveryTimingATime) {
+  const std::set<std::string> known = {kDeterministic, kIdentity, kSetting, kTiming, kMachine};
+  for (const FieldSpec& f : RecordSchema()) {
+    EXPECT_TRUE(known.count(f.reproducibility)) << f.name << ": " << f.reproducibility;
+    const bool time = f.unit.starts_with("ns/");
+    EXPECT_EQ(time, f.reproducibility == kTiming) << f.name << " (unit " << f.unit << ")";
+  }
+  EXPECT_EQ(FindRecordField("query_ns_mixed_max")->reproducibility, kTiming);
+  EXPECT_EQ(FindRecordField("peak_rss_bytes")->reproducibility, kMachine);
+  EXPECT_EQ(FindRecordField("cell_id")->reproducibility, kIdentity);
+  EXPECT_EQ(FindRecordField("size_bytes")->reproducibility, kDeterministic);
+  EXPECT_EQ(ResultJsonSchema()["$defs"]["data"]["properties"]["build_ns"]["x-reproducibility"],
+            "timing");
+  EXPECT_FALSE(ResultJsonSchema()["$defs"]["data"]["properties"]["fpr"].contains("x-reproducibility"));
 }
 
 TEST(Schema, EveryFilterStatisticIsInTheTable) {

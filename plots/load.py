@@ -65,6 +65,10 @@ class ResultFile:
     complete: bool
     experiment: dict = field(default_factory=dict)  # version 2 header's experiment
     suite: dict | None = None  # version 2 header's suite (None outside a suite run)
+    # The data lines as read (version 1: upgraded; Google Benchmark: one dict per benchmark
+    # entry, as the file has it), unflattened and with integers kept exact: what the frame's
+    # columns lose (a column with a missing value turns integers into floats).
+    records: list = field(default_factory=list)
 
 
 def load(path: str | Path, schema: str | Path | None = DEFAULT_SCHEMA) -> pd.DataFrame:
@@ -192,7 +196,7 @@ def _read_v2(path: Path, text: str, schema: str | Path | None) -> ResultFile:
     frame = pd.json_normalize(rows, sep=".") if rows else pd.DataFrame(
         columns=["record", "cell_id", "seed", "kind", "experiment"])
     return ResultFile(path, "v2", _with_file_columns(frame, context, path, complete), context,
-                      complete, header.get("experiment") or {}, header.get("suite"))
+                      complete, header.get("experiment") or {}, header.get("suite"), rows)
 
 
 # --- schema version 1 -------------------------------------------------------------------------
@@ -227,7 +231,8 @@ def _read_v1(path: Path, doc: dict) -> ResultFile:
     complete = doc.get("complete", True) is True
     frame = pd.json_normalize(rows, sep=".") if rows else pd.DataFrame(
         columns=["record", "cell_id", "seed", "kind", "experiment"])
-    return ResultFile(path, "v1", _with_file_columns(frame, context, path, complete), context, complete)
+    return ResultFile(path, "v1", _with_file_columns(frame, context, path, complete), context, complete,
+                      records=rows)
 
 
 # --- Google Benchmark -------------------------------------------------------------------------
@@ -268,4 +273,4 @@ def _read_gbench(path: Path, doc: dict) -> ResultFile:
     frame["experiment"] = path.stem
     frame["source"] = path.name
     frame["complete"] = True
-    return ResultFile(path, "gbench", frame, context, True)
+    return ResultFile(path, "gbench", frame, context, True, records=list(doc["benchmarks"]))

@@ -1,0 +1,373 @@
+"""amqbench compare on crafted pairs: real result files (plots/fixtures/written/) and Google
+Benchmark JSON, copied and changed one way at a time."""
+
+import io
+import json
+import random
+import statistics
+from pathlib import Path
+
+import pytest
+
+import compare
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+SEED_LAB = FIXTURES / "written" / "seed_lab.jsonl"  # one filters cell (cuckoo)
+ADVERSARIAL = FIXTURES / "written" / "adapt_adversarial.jsonl"  # adapt cells with trial lines
+
+
+def lines_of(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def write(path: Path, lines: list[dict]) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return path
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    out = io.StringIO()
+    status = compare.main([str(a) for a in argv], out=out)
+    return status, out.getvalue(), capsys.readouterr().err
+
+
+def cell_of(lines: list[dict]) -> dict:
+    return next(line for line in lines if line["record"] == "cell")
+
+
+def with_samples(lines: list[dict], samples: list[float], name: str = "insert_ns") -> list[dict]:
+    """The cell's timing `name` replaced by these repeats (median, min, max and samples)."""
+    lines = json.loads(json.dumps(lines))
+    cell = cell_of(lines)
+    cell.update({name: statistics.median(samples), f"{name}_min": min(samples),
+                 f"{name}_max": max(samples), f"{name}_samples": samples, "repeats": len(samples)})
+    return lines
+
+
+def noisy(n: int, centre: float, spread: float, seed: int) -> list[float]:
+    rng = random.Random(seed)
+    return [centre * (1 + rng.uniform(-spread, spread)) for _ in range(n)]
+
+
+def test_identical_files_and_directories_exit_0(tmp_path, capsys):
+    for base, new in ((SEED_LAB, SEED_LAB), (FIXTURES / "written", FIXTURES / "written")):
+        status, out, err = run(capsys, base, new)
+        assert status == 0, err
+        assert out.splitlines()[0].startswith("amqbench compare: nothing got worse;")
+        assert err == ""
+
+
+def test_one_deterministic_field_changed_exits_1_naming_the_cell(tmp_path, capsys):
+    lines = lines_of(SEED_LAB)
+    cell = cell_of(lines)
+    cell["size_bytes"] += 64
+    new = write(tmp_path / "new" / "seed_lab.jsonl", lines)
+    status, out, _ = run(capsys, SEED_LAB, new)
+    assert status == 1
+    assert "WORSE: 1 deterministic values changed" in out.splitlines()[0]
+    row = next(line for line in out.splitlines() if "| size_bytes |" in line)
+    assert cell["cell_id"] in row and "| changed |" in row and "cuckoo" in row
+    base_size = cell_of(lines_of(SEED_LAB))["size_bytes"]
+    assert f"| {base_size} | {base_size + 64} |" in row
+
+
+def test_a_nested_or_removed_field_is_a_change_and_a_new_one_is_listed(tmp_path, capsys):
+    lines = lines_of(SEED_LAB)
+    cell = cell_of(lines)
+    cell["workload"]["keys_from"] = "sequential"
+    del cell["kicks_total"]
+    cell["hash_probes"] = 3  # a field of the schema this cell did not carry
+    new = write(tmp_path / "seed_lab.jsonl", lines)
+    status, out, _ = run(capsys, SEED_LAB, new, "--json")
+    assert status == 1
+    rows = {row["field"]: row for row in json.loads(out)["rows"]}
+    assert rows["workload.keys_from"]["new"] == "sequential"
+    assert rows["kicks_total"]["new"] == "(absent)" and rows["kicks_total"]["verdict"] == "worse"
+    assert rows["hash_probes"]["what"] == "new field" and rows["hash_probes"]["verdict"] == "info"
+    # Without the field table nothing can be classified: bad input.
+    status, _, err = run(capsys, SEED_LAB, new, "--schema", tmp_path / "no_schema.json")
+    assert status == 2 and "no_schema.json" in err
+
+
+def test_timings_memory_and_settings_are_not_deterministic(tmp_path, capsys):
+    lines = lines_of(SEED_LAB)
+    cell = cell_of(lines)
+    for name in ("insert_ns", "query_ns_negative_max", "peak_rss_bytes", "memory_estimate_bytes"):
+        if name in cell:
+            cell[name] *= 2
+    cell["repeats"] = 9
+    lines[0]["context"]["time_utc"] = "2030-01-01T00:00:00Z"
+    new = write(tmp_path / "seed_lab.jsonl", lines)
+    status, out, _ = run(capsys, SEED_LAB, new)
+    assert status == 0, out
+    classes = compare.field_classes(compare.load.DEFAULT_SCHEMA)
+    assert classes["query_ns_mixed_samples"] == "timing" and classes["peak_rss_bytes"] == "machine"
+    assert classes["repeats"] == "setting" and classes["cell_id"] == "identity"
+    assert classes["bits_per_key"] == "deterministic"
+
+
+def test_a_slowdown_of_30_percent_over_10_repeats_on_one_host_exits_1(tmp_path, capsys):
+    base_samples = noisy(10, 20.0, 0.02, seed=1)
+    base = write(tmp_path / "base.jsonl", with_samples(lines_of(SEED_LAB), base_samples))
+    new = write(tmp_path / "new.jsonl", with_samples(lines_of(SEED_LAB), [s * 1.3 for s in base_samples]))
+    status, out, _ = run(capsys, base, new, "--json")
+    assert status == 1
+    row = next(r for r in json.loads(out)["rows"] if r["field"] == "insert_ns")
+    assert row["verdict"] == "worse" and row["what"] == "slower"
+    assert row["change"] == pytest.approx(0.3) and row["p_value"] < 0.05
+    # The other way round it is an improvement, reported but not a failure.
+    status, out, _ = run(capsys, new, base)
+    assert status == 0 and "| better | faster |" in out
+
+
+def test_the_same_slowdown_from_another_host_is_not_judged(tmp_path, capsys):
+    base_samples = noisy(10, 20.0, 0.02, seed=1)
+    base = write(tmp_path / "base.jsonl", with_samples(lines_of(SEED_LAB), base_samples))
+    lines = with_samples(lines_of(SEED_LAB), [s * 1.3 for s in base_samples])
+    lines[0]["context"]["host_name"] = "elsewhere"
+    new = write(tmp_path / "new.jsonl", lines)
+    status, out, _ = run(capsys, base, new)
+    assert status == 0
+    row = next(line for line in out.splitlines() if "| insert_ns |" in line)
+    assert "other machine, not judged" in row and "×1.3" in row
+    # Another CPU model on a host of the same name is another machine too.
+    lines[0]["context"]["host_name"] = lines_of(SEED_LAB)[0]["context"]["host_name"]
+    lines[0]["context"]["cpu_model"] = "Another CPU"
+    status, out, _ = run(capsys, base, write(new, lines))
+    assert status == 0 and "other machine, not judged" in out
+
+
+def test_noise_of_3_percent_and_too_few_repeats_exit_0(tmp_path, capsys):
+    base_samples = noisy(10, 20.0, 0.03, seed=1)
+    base = write(tmp_path / "base.jsonl", with_samples(lines_of(SEED_LAB), base_samples))
+    new = write(tmp_path / "new.jsonl", with_samples(lines_of(SEED_LAB), noisy(10, 20.0, 0.03, seed=2)))
+    status, out, _ = run(capsys, base, new, "--json")
+    assert status == 0
+    assert json.loads(out)["counts"]["timings_same"] >= 1
+    # Three repeats a side, even 50% slower: the ratio, not judged.
+    base = write(tmp_path / "base3.jsonl", with_samples(lines_of(SEED_LAB), [20.0, 20.1, 19.9]))
+    new = write(tmp_path / "new3.jsonl", with_samples(lines_of(SEED_LAB), [30.0, 30.1, 29.9]))
+    status, out, _ = run(capsys, base, new)
+    assert status == 0 and "too few repeats (3 vs 3 samples; 5 needed), not judged" in out
+
+
+def gbench(host: str, slowdown: float, seed: int) -> dict:
+    """Google Benchmark JSON with --benchmark_repetitions=10: every repetition, then aggregates."""
+    benchmarks = []
+    for name, centre, factor in (("bloom/query_absent/real_time", 10.0, slowdown),
+                                 ("cuckoo12/insert/real_time", 30.0, 1.0)):
+        times = [t * factor for t in noisy(10, centre, 0.02, seed)]
+        for i, t in enumerate(times):
+            benchmarks.append({"name": name, "run_name": name, "run_type": "iteration",
+                               "repetitions": 10, "repetition_index": i, "real_time": t * 1000,
+                               "time_unit": "ns", "ns_per_key": t * 1e-9})
+        for aggregate, value in (("mean", statistics.mean(times)), ("median", statistics.median(times))):
+            benchmarks.append({"name": f"{name}_{aggregate}", "run_name": name, "run_type": "aggregate",
+                               "aggregate_name": aggregate, "real_time": value * 1000, "time_unit": "ns",
+                               "ns_per_key": value * 1e-9})
+    return {"context": {"host_name": host, "num_cpus": 2, "mhz_per_cpu": 2096}, "benchmarks": benchmarks}
+
+
+def test_google_benchmark_pairs(tmp_path, capsys):
+    base = tmp_path / "base.json"
+    base.write_text(json.dumps(gbench("vm", 1.0, seed=1)))
+    slow = tmp_path / "slow.json"
+    slow.write_text(json.dumps(gbench("vm", 1.3, seed=1)))
+    status, out, _ = run(capsys, base, slow, "--json")
+    assert status == 1
+    rows = {r["cell_id"]: r for r in json.loads(out)["rows"]}
+    assert rows["bloom/query_absent/real_time"]["what"] == "slower"
+    assert rows["bloom/query_absent/real_time"]["change"] == pytest.approx(0.3)
+    assert rows["cuckoo12/insert/real_time"]["what"] == "same"
+    elsewhere = tmp_path / "elsewhere.json"
+    elsewhere.write_text(json.dumps(gbench("other-host", 1.3, seed=1)))
+    status, out, _ = run(capsys, base, elsewhere)
+    assert status == 0 and "other machine, not judged" in out
+    noise = tmp_path / "noise.json"
+    doc = gbench("vm", 1.0, seed=2)
+    noise.write_text(json.dumps(doc))
+    status, out, _ = run(capsys, base, noise)
+    assert status == 0, out
+
+
+def test_disjoint_cells_are_listed(tmp_path, capsys):
+    lines = lines_of(ADVERSARIAL)
+    header = lines[0]
+    cells = [line for line in lines if line["record"] == "cell"]
+    dropped, renamed = cells[0]["cell_id"], cells[1]["cell_id"]
+    new_lines = []
+    for line in lines:
+        if line.get("cell_id") == dropped:
+            continue
+        if line.get("cell_id") == renamed:
+            line = dict(line, cell_id="00000000deadbeef")
+        new_lines.append(line)
+    header["cells"] = [c if c != renamed else "00000000deadbeef" for c in header["cells"] if c != dropped]
+    new = write(tmp_path / "adapt_adversarial.jsonl", new_lines)
+    status, out, _ = run(capsys, ADVERSARIAL, new)
+    assert status == 1, "a cell gone from NEW is worse"
+    missing = [line for line in out.splitlines() if "| missing cell |" in line]
+    added = [line for line in out.splitlines() if "| new cell |" in line]
+    assert {dropped, renamed} == {next(c for c in (dropped, renamed) if c in line) for line in missing}
+    assert len(added) == 1 and "00000000deadbeef" in added[0]
+    assert "2 cells missing from NEW" in out.splitlines()[0] and "1 cells only in NEW" in out.splitlines()[0]
+    # Cells of NEW only are listed without failing.
+    fewer = write(tmp_path / "fewer" / "adapt_adversarial.jsonl",
+                  [line for line in lines_of(ADVERSARIAL) if line.get("cell_id") != dropped])
+    status, out, _ = run(capsys, fewer, ADVERSARIAL)
+    assert status == 0
+    assert [dropped] == [line.split(" | ")[4] for line in out.splitlines() if "| new cell |" in line]
+    # No cell in common: bad input.
+    other = [dict(line, cell_id="ffffffffffffffff") if line["record"] not in ("header", "end") else line
+             for line in lines_of(SEED_LAB)]
+    status, _, err = run(capsys, SEED_LAB, write(tmp_path / "other.jsonl", other))
+    assert status == 2 and "no cell in common" in err
+
+
+def test_a_trial_missing_from_a_matched_cell_is_its_own_row(tmp_path, capsys):
+    lines = lines_of(ADVERSARIAL)
+    trial = next(i for i, line in enumerate(lines) if line["record"] == "trial")
+    gone = lines.pop(trial)
+    status, out, _ = run(capsys, ADVERSARIAL, write(tmp_path / "a.jsonl", lines))
+    assert status == 1
+    row = next(line for line in out.splitlines() if "| missing trial |" in line)
+    assert gone["cell_id"] in row and f"trial {gone['trial']}" in row
+
+
+def test_fpr_at_another_seed_differs_only_when_the_intervals_do(tmp_path, capsys):
+    lines = lines_of(SEED_LAB)
+    cell = cell_of(lines)
+    negatives, fps = cell["negative_queries"], cell["false_positives"]
+    for line in lines[1:-1]:
+        line["seed"] += 1
+    cell["size_bytes"] += 8  # not compared across seeds
+
+    def with_fps(count: int) -> Path:
+        low, high = compare.stats.wilson(count, negatives)
+        cell.update(false_positives=count, fpr=count / negatives, fpr_ci_low=low, fpr_ci_high=high)
+        return write(tmp_path / f"fps{count}.jsonl", lines)
+
+    status, out, _ = run(capsys, SEED_LAB, with_fps(fps + 5), "--json")
+    assert status == 0, out
+    assert json.loads(out)["counts"]["values_not_compared_seeds_differ"] > 10
+    status, out, _ = run(capsys, SEED_LAB, with_fps(fps * 2))
+    assert status == 1 and "| higher FPR |" in out and "disjoint" in out
+    status, out, _ = run(capsys, SEED_LAB, with_fps(fps // 2))
+    assert status == 0 and "| lower FPR |" in out
+
+
+@pytest.mark.parametrize("case", ["missing", "empty_dir", "not_json", "truncated_gbench", "foreign",
+                                  "v1", "incomplete", "bad_utf8", "bad_field"])
+def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys, case):
+    bad = tmp_path / "bad.json"
+    if case == "missing":
+        bad = tmp_path / "absent.jsonl"
+    elif case == "empty_dir":
+        bad = tmp_path / "empty"
+        bad.mkdir()
+        (bad / "suite_run.json").write_text("{}")
+    elif case == "not_json":
+        bad.write_text("this is not json\n")
+    elif case == "truncated_gbench":
+        bad.write_text(json.dumps(gbench("vm", 1.0, 1))[:500])
+    elif case == "foreign":
+        bad.write_text(json.dumps({"hello": "world"}))
+    elif case == "v1":
+        bad = FIXTURES / "space.json"
+    elif case == "incomplete":
+        bad = write(tmp_path / "bad.jsonl", lines_of(SEED_LAB)[:-1])
+    elif case == "bad_utf8":
+        bad.write_bytes(b"\xff\xfe\x00garbage")
+    elif case == "bad_field":
+        lines = lines_of(SEED_LAB)
+        cell_of(lines)["fpr"] = "high"
+        bad = write(tmp_path / "bad.jsonl", lines)
+    for argv in ((SEED_LAB, bad), (bad, SEED_LAB)):
+        status, out, err = run(capsys, *argv)
+        assert status == 2, (case, out)
+        assert out == "" and len(err.strip().splitlines()) == 1, err
+        assert str(bad) in err or bad.name in err
+
+
+def test_usage_errors_exit_2_and_help_exits_0(capsys):
+    assert run(capsys, SEED_LAB)[0] == 2
+    status, _, err = run(capsys, SEED_LAB, SEED_LAB, "--alpha", "2")
+    assert status == 2 and len(err.strip().splitlines()) == 1
+    with pytest.raises(SystemExit) as stop:
+        compare.parse_args(["--help"])
+    assert stop.value.code == 0
+
+
+def test_markdown_is_worst_first_and_capped(tmp_path, capsys):
+    lines = lines_of(ADVERSARIAL)
+    for line in lines[1:-1]:
+        if line["record"] == "trial" and line["adaptations"] >= 10:
+            line["adaptations"] += 1  # under +10% each
+    next(line for line in lines if line["record"] == "cell" and line["false_positives"] > 0)[
+        "false_positives"] *= 3  # +200%: the worst
+    new = write(tmp_path / "a.jsonl", lines)
+    status, out, _ = run(capsys, ADVERSARIAL, new, "--max-rows", "5")
+    assert status == 1
+    table = [line for line in out.splitlines() if line.startswith("| worse")]
+    assert len(table) == 5 and "false_positives" in table[0]
+    assert "more rows (--max-rows 0 shows them all" in out
+
+
+def test_update_baseline_strips_measurements_and_replaces_atomically(tmp_path, capsys):
+    run_dir = tmp_path / "ci"
+    write(run_dir / "seed_lab.jsonl", with_samples(lines_of(SEED_LAB), noisy(5, 20, 0.1, 1)))
+    write(run_dir / "adapt_adversarial.jsonl", lines_of(ADVERSARIAL))
+    (run_dir / "suite_run.json").write_text("{}")
+    baseline = tmp_path / "results" / "baseline"
+    status, out, err = run(capsys, "--update-baseline", run_dir, "--baseline", baseline)
+    assert status == 0, err
+    assert sorted(p.name for p in baseline.iterdir()) == ["adapt_adversarial.jsonl", "seed_lab.jsonl"]
+    cell = cell_of(lines_of(baseline / "seed_lab.jsonl"))
+    assert "insert_ns" not in cell and "insert_ns_samples" not in cell and "repeats" not in cell
+    assert "peak_rss_bytes" not in cell and cell["size_bytes"] > 0
+    assert [p.name for p in baseline.parent.iterdir()] == ["baseline"], "no staging left behind"
+    assert run(capsys, baseline, run_dir)[0] == 0
+    # A changed run: the update prints what moved, then takes it.
+    lines = lines_of(run_dir / "seed_lab.jsonl")
+    cell_of(lines)["size_bytes"] += 1
+    write(run_dir / "seed_lab.jsonl", lines)
+    assert run(capsys, baseline, run_dir)[0] == 1
+    status, out, _ = run(capsys, "--update-baseline", run_dir, "--baseline", baseline)
+    assert status == 0 and "| size_bytes |" in out
+    assert run(capsys, baseline, run_dir)[0] == 0
+    # Bad input: nothing overwritten.
+    before = {p.name: p.read_bytes() for p in baseline.iterdir()}
+    write(run_dir / "seed_lab.jsonl", lines[:-1])  # interrupted
+    status, _, err = run(capsys, "--update-baseline", run_dir, "--baseline", baseline)
+    assert status == 2 and "incomplete" in err
+    (run_dir / "micro.json").write_text(json.dumps(gbench("vm", 1.0, 1)))
+    write(run_dir / "seed_lab.jsonl", lines)
+    status, _, err = run(capsys, "--update-baseline", run_dir, "--baseline", baseline)
+    assert status == 2 and "schema version 2 result files only" in err
+    assert {p.name: p.read_bytes() for p in baseline.iterdir()} == before
+    assert [p.name for p in baseline.parent.iterdir()] == ["baseline"]
+
+
+def test_a_baseline_of_another_schema_version_is_refused(tmp_path, capsys):
+    baseline = tmp_path / "baseline"
+    baseline.mkdir()
+    (baseline / "space.json").write_text((FIXTURES / "space.json").read_text())
+    status, _, err = run(capsys, baseline, SEED_LAB)
+    assert status == 2 and "schema version 1" in err
+
+
+def test_the_committed_baseline_is_finished_stripped_and_matches_the_ci_suite():
+    baseline = compare.DEFAULT_BASELINE
+    classes = compare.field_classes(compare.load.DEFAULT_SCHEMA)
+    files = sorted(p.name for p in baseline.iterdir())
+    suite = (compare.load.REPO / "suites" / "ci.toml").read_text()
+    ids = [line.split('"')[1] for line in suite.splitlines() if line.startswith("id = ")]
+    assert files == sorted(f"{i}.jsonl" for i in ids), "one file per experiment of suites/ci.toml"
+    for name in files:
+        result = compare.load.read(baseline / name)
+        assert result.format == "v2" and result.complete, name
+        assert result.suite["file"] == "suites/ci.toml" and not result.suite["quick"], name
+        for record in result.records:
+            measured = [k for k in record if classes.get(k) in ("timing", "machine", "setting")]
+            assert not measured, (name, measured)
