@@ -371,3 +371,12 @@ def test_the_committed_baseline_is_finished_stripped_and_matches_the_ci_suite():
         for record in result.records:
             measured = [k for k in record if classes.get(k) in ("timing", "machine", "setting")]
             assert not measured, (name, measured)
+
+
+def test_result_files_and_google_benchmark_json_cannot_be_matched(tmp_path, capsys):
+    bench = tmp_path / "micro.json"
+    bench.write_text(json.dumps(gbench("vm", 1.0, 1)))
+    status, out, err = run(capsys, SEED_LAB, bench)
+    assert status == 2 and out == ""
+    assert "schema version 2 result files" in err and "Google Benchmark JSON" in err
+    assert len(err.strip().splitlines()) == 1
