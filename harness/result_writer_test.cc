@@ -73,7 +73,7 @@ TEST_F(ResultFileTest, ResumePassesOverLinesNoRunWrites) {
 }
 
 TEST_F(ResultFileTest, ReadResultLinesRefusesWhatIsNotAResultFile) {
-  for (const std::string text :
+  for (const std::string& text :
        {std::string("5\n"), std::string("[]\n"),
         std::string(R"({"record":"header","schema_version":"2"})") + "\n",
         std::string(R"({"record":"header","schema_version":{}})") + "\n",

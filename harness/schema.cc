@@ -142,9 +142,9 @@ const std::vector<FieldSpec> kRecordFields = {
     // The machine itself (amqbench machine; harness/machine_measure.h).
     {"test", "string", "", "what the point measured: latency (dependent loads), random_lines (independent random cache-line reads), sequential (reads in order), or cache_levels (the plateaus of the latency curve beside the caches the system reports)", kMachineLines, kIdentity},
     {"working_set_bytes", "integer", "bytes", "bytes the point's loads range over (the first of one pre-faulted buffer)", "machine, but cache_levels", kIdentity},
-    {"ns_per_load", "number", "ns/load", "latency: ns per load of a pointer chase through a random cyclic permutation of cache lines (Sattolo), median of R", "machine latency", kMachine},
-    {"ns_per_load_min", "number", "ns/load", "fastest of the R repeats", "machine latency", kMachine},
-    {"ns_per_load_max", "number", "ns/load", "slowest of the R repeats", "machine latency", kMachine},
+    {"ns_per_load", "number", "ns/load", "latency: ns per load of a pointer chase through a random cyclic permutation of cache lines (Sattolo), median of R", "machine latency", kTiming},
+    {"ns_per_load_min", "number", "ns/load", "fastest of the R repeats", "machine latency", kTiming},
+    {"ns_per_load_max", "number", "ns/load", "slowest of the R repeats", "machine latency", kTiming},
     {"lines_per_second", "number", "lines/s", "random_lines: 64-byte lines read per second at random, 16 independent streams (many loads in flight), median of R; the ceiling of a lookup that touches one random line", "machine random_lines", kMachine},
     {"lines_per_second_min", "number", "lines/s", "slowest of the R repeats", "machine random_lines", kMachine},
     {"lines_per_second_max", "number", "lines/s", "fastest of the R repeats", "machine random_lines", kMachine},
