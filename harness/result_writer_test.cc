@@ -11,6 +11,7 @@
 #include <fstream>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "core/errors.h"
 
@@ -48,11 +49,12 @@ class ResultFileTest : public ::testing::Test {
 
 TEST_F(ResultFileTest, ResumeRefusesAHeaderWithoutItsExperiment) {
   bool complete = false;
-  for (const std::string header :
-       {R"({"record":"header","schema_version":2})",
-        R"({"record":"header","schema_version":2,"experiment":7,"suite":null})",
-        R"({"record":"header","schema_version":"2","experiment":{"id":"e","kind":"filters"},"suite":5})",
-        R"({"record":["header"]})", R"(["header"])", "3"}) {
+  const std::vector<std::string> headers = {
+      R"({"record":"header","schema_version":2})",
+      R"({"record":"header","schema_version":2,"experiment":7,"suite":null})",
+      R"({"record":"header","schema_version":"2","experiment":{"id":"e","kind":"filters"},"suite":5})",
+      R"({"record":["header"]})", R"(["header"])", "3"};
+  for (const std::string& header : headers) {
     EXPECT_THROW(Resume(header + "\n", complete), InputError) << header;
   }
 }
@@ -73,7 +75,7 @@ TEST_F(ResultFileTest, ResumePassesOverLinesNoRunWrites) {
 }
 
 TEST_F(ResultFileTest, ReadResultLinesRefusesWhatIsNotAResultFile) {
-  for (const std::string text :
+  for (const std::string& text :
        {std::string("5\n"), std::string("[]\n"),
         std::string(R"({"record":"header","schema_version":"2"})") + "\n",
         std::string(R"({"record":"header","schema_version":{}})") + "\n",
