@@ -162,7 +162,7 @@ ResultWriter ResultWriter::Resume(const std::string& path, const Json& header,
     Json j;
     try {
       j = Json::parse(line);
-    } catch (const Json::parse_error&) {
+    } catch (const Json::exception&) {  // not JSON, or a number beyond a double (1e999)
       break;
     }
     if (first) {
@@ -242,7 +242,7 @@ std::vector<Json> ReadResultLines(const std::string& path, Json* header, bool* c
     Json j;
     try {
       j = Json::parse(line);
-    } catch (const Json::parse_error&) {
+    } catch (const Json::exception&) {  // not JSON, or a number beyond a double (1e999)
       if (in.peek() == EOF) break;  // a torn last line: the run was cut off mid-write
       throw InputError(path + ": a line is not JSON");
     }

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "core/errors.h"
 
@@ -48,11 +49,12 @@ class ResultFileTest : public ::testing::Test {
 
 TEST_F(ResultFileTest, ResumeRefusesAHeaderWithoutItsExperiment) {
   bool complete = false;
-  for (const std::string header :
-       {R"({"record":"header","schema_version":2})",
-        R"({"record":"header","schema_version":2,"experiment":7,"suite":null})",
-        R"({"record":"header","schema_version":"2","experiment":{"id":"e","kind":"filters"},"suite":5})",
-        R"({"record":["header"]})", R"(["header"])", "3"}) {
+  const std::vector<std::string> headers = {
+      R"({"record":"header","schema_version":2})",
+      R"({"record":"header","schema_version":2,"experiment":7,"suite":null})",
+      R"({"record":"header","schema_version":"2","experiment":{"id":"e","kind":"filters"},"suite":5})",
+      R"({"record":["header"]})", R"(["header"])", "3"};
+  for (const std::string& header : headers) {
     EXPECT_THROW(Resume(header + "\n", complete), InputError) << header;
   }
 }
@@ -78,9 +80,23 @@ TEST_F(ResultFileTest, ReadResultLinesRefusesWhatIsNotAResultFile) {
         std::string(R"({"record":"header","schema_version":"2"})") + "\n",
         std::string(R"({"record":"header","schema_version":{}})") + "\n",
         std::string(kHeader) + "\n[1]\n" + R"({"record":"end","complete":true,"cells":0})" + "\n",
-        std::string(kHeader) + "\n\"cell\"\n"}) {
+        std::string(kHeader) + "\n\"cell\"\n",
+        std::string(kHeader) + "\n" + R"({"record":"cell","fpr":1001e999})" + "\n" +
+            R"({"record":"end","complete":true,"cells":0})" + "\n"}) {
     EXPECT_THROW(ReadResultLines(Write(text)), InputError) << text;
   }
+}
+
+// nlohmann throws out_of_range, not parse_error, for a number beyond a double: it is a line
+// that is not JSON like any other (found by fuzz/result_file_fuzz).
+TEST_F(ResultFileTest, ANumberBeyondADoubleIsALineThatIsNotJson) {
+  const std::string cell = R"({"record":"cell","cell_id":"a","seed":1})";
+  const std::string overflow = R"({"record":"cell","cell_id":"b","seed":1,"fpr":1e999})";
+  bool complete = false;
+  EXPECT_EQ(Resume(std::string(kHeader) + "\n" + cell + "\n" + overflow + "\n", complete),
+            std::set<std::string>{"a:1"});
+  EXPECT_EQ(ReadResultLines(Write(std::string(kHeader) + "\n" + cell + "\n" + overflow)).size(),
+            1u) << "a torn last line";
 }
 
 TEST_F(ResultFileTest, ReadResultLinesKeepsAnObjectWithAStrangeRecord) {
