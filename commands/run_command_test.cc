@@ -175,13 +175,14 @@ TEST_F(Driver, BadInputExitsTwoWithOneLineAndNoFile) {
 
 // Every cell records its estimated and its measured peak memory. Run alone in a fresh process,
 // the cell's peak resident set is the keys, the queries, the filter and its build's scratch
-// (plus the binary): the estimate lands within a factor of two of it. Under AddressSanitizer
+// (plus the binary): the estimate lands within a factor of two of it. 1.5 million keys: above
+// 2^19, so the filter part is extrapolated from two scaled builds. Under AddressSanitizer
 // freed memory is held in quarantine and the measured peak grows past what the code needs, so
 // there only the upper side is checked.
 TEST_F(Driver, EveryCellRecordsItsEstimatedAndMeasuredMemory) {
   for (const std::string filter : {"bloom", "xor8", "cuckoo12", "rsqf", "ribbon"}) {
     const fs::path out = dir_ / (filter + ".jsonl");
-    const Outcome o = Run("run --filter " + filter + " --keys 3000000 --queries 100000 --repeat 1 --out " + out.string());
+    const Outcome o = Run("run --filter " + filter + " --keys 1500000 --queries 20000 --repeat 1 --out " + out.string());
     ASSERT_EQ(o.status, 0) << o.err;
     const auto records = amq::testing::ReadRecords(out);
     ASSERT_EQ(records.size(), 1u);
@@ -190,7 +191,7 @@ TEST_F(Driver, EveryCellRecordsItsEstimatedAndMeasuredMemory) {
     ASSERT_TRUE(r.contains("peak_rss_bytes")) << filter;
     const double estimate = r["memory_estimate_bytes"], peak = r["peak_rss_bytes"];
     const double size = r["size_bytes"];
-    EXPECT_GE(estimate, size + 16.0 * 3000000) << filter << ": less than the filter and its keys";
+    EXPECT_GE(estimate, size + 16.0 * 1500000) << filter << ": less than the filter and its keys";
     EXPECT_LE(estimate, 2 * peak) << filter;
 #if !defined(__SANITIZE_ADDRESS__)
     EXPECT_GE(estimate, peak / 2) << filter;
