@@ -25,10 +25,6 @@ int CompareCommand(const Args& args) {
   const char* override_python = std::getenv("AMQ_PYTHON");
   const std::string python = override_python && *override_python ? override_python : "/usr/bin/python3";
   const std::string script = std::string(AMQ_SOURCE_DIR) + "/plots/compare.py";
-  if (access(python.c_str(), X_OK) != 0) {
-    throw InputError("compare needs " + python + " (Debian's python3 with python3-scipy, "
-                     "python3-pandas, python3-jsonschema): " + std::strerror(errno));
-  }
   if (access(script.c_str(), R_OK) != 0) {
     throw InputError("compare needs " + script + " (the source tree this binary was built from): " +
                      std::strerror(errno));
@@ -42,7 +38,8 @@ int CompareCommand(const Args& args) {
   std::cout.flush();
   std::cerr.flush();
   execv(python.c_str(), argv.data());
-  throw InputError("cannot run " + python + ": " + std::strerror(errno));
+  throw InputError("compare needs " + python + " (Debian's python3 with python3-scipy, "
+                   "python3-pandas, python3-jsonschema): " + std::strerror(errno));
 }
 
 }  // namespace amq

@@ -50,10 +50,6 @@ std::size_t ParseBytes(const std::string& option, const std::string& text) {
   return static_cast<std::size_t>(value) << shift;
 }
 
-double SecondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
 }  // namespace
 
 int MachineCommand(const Args& args) {

@@ -10,7 +10,6 @@
 #include "core/errors.h"
 #include "core/file_util.h"
 #include "harness/filters_experiment.h"
-#include "harness/machine_report.h"
 #include "harness/registry.h"
 #include "harness/schema.h"
 #include "traces/flow.h"
@@ -223,7 +222,7 @@ int RunCommand(const Args& args) {
     plan = MakeFiltersPlan(grid);
   }
   return RunOnePlan(*plan, {{"id", "run"}, {"kind", "filters"}}, CommandLine("run", args), seed,
-                    out_path, force, allow_oversubscribe, machine ? QuickMachineSummary() : Json());
+                    out_path, force, allow_oversubscribe, machine);
 }
 
 }  // namespace amq

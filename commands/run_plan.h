@@ -11,6 +11,7 @@
 #include "core/errors.h"
 #include "harness/result_file.h"
 #include "harness/result_writer.h"
+#include "harness/machine_report.h"
 #include "harness/runner.h"
 
 namespace amq {
@@ -24,17 +25,17 @@ inline void CheckNotAnInput(const std::string& out, const std::string& input, co
 
 inline int RunOnePlan(ExperimentPlan& plan, const Json& experiment, const std::string& command_line,
                       std::uint64_t seed, const std::string& out_path, bool force,
-                      bool allow_oversubscribe = false, const Json& machine = nullptr) {
+                      bool allow_oversubscribe = false, bool measure_machine = false) {
   CheckWritable(out_path);
   CheckReplaceable(out_path, force);
   RunOptions options;
   options.out_path = out_path;
   options.header = {{"experiment", experiment}, {"suite", nullptr},
                     {"context", RunContext(command_line, seed)}};
-  // run --machine: the brief machine measurement (harness/machine_report.h) beside the host.
-  if (!machine.is_null()) options.header["context"]["machine"] = machine;
+  // run --machine: the brief machine measurement (harness/machine_report.h) beside the host,
+  // once the output is known to be writable.
+  if (measure_machine) options.header["context"]["machine"] = QuickMachineSummary();
   options.allow_oversubscribe = allow_oversubscribe;
-  InstallInterruptHandlers();
   const RunOutcome outcome = RunPlan(plan, options);
   if (outcome.interrupted) {
     std::fprintf(stderr, "amqbench: interrupted; %zu of %zu cells kept in %s\n", outcome.cells_run,

@@ -37,10 +37,6 @@ std::string MicroBesideSelf() {
   return error ? std::string("amqbench_micro") : (self.parent_path() / "amqbench_micro").string();
 }
 
-double SecondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
 Json SuiteHeader(const Suite& suite, const Shard& shard) {
   return {{"name", suite.name},
           {"file", suite.file},
@@ -201,7 +197,7 @@ int SuiteCommand(const Args& args) {
       run.suite_cost_before = cost_before;
       run.suite_cost_after = total_cost - cost_before - costs[n];
       run.suite_seconds_before = SecondsSince(started);
-      run.allow_oversubscribe = allow_oversubscribe;
+      run.memory_checked = true;  // every experiment was checked before the first ran
       run.resume_hint = "; amqbench suite " + file + " --resume continues";
       const RunOutcome outcome = RunPlan(*e.plan, run);
       broken += outcome.broken;

@@ -6,7 +6,6 @@
 #include "traces/trace_io.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  amq::fuzz::ReadAndCheckTrace(&amq::ReadTextTrace, amq::fuzz::Families::kOneFamilyPerFlow,
-                               data, size);
+  amq::fuzz::ReadAndCheckTrace(&amq::ReadTextTrace, data, size);
   return 0;
 }

@@ -127,20 +127,6 @@ std::string DescribeMachineRecord(const Json& r) {
   return where + Format("%.2f GB/s", r["bytes_per_second"].get<double>() / 1e9);
 }
 
-bool MeasureMachine(const MachineRunOptions& options, const MachineBuffer& buffer,
-                    const std::function<void(const Json&)>& emit,
-                    const std::function<void(const std::string&)>& progress,
-                    const std::function<bool()>& stop) {
-  std::vector<LatencyPoint> curve;
-  for (const MachinePoint& point : PlanMachine(options)) {
-    if (stop()) return false;
-    const Json line = MeasureMachinePoint(options, buffer, point, curve);
-    emit(line);
-    progress(DescribeMachineRecord(line));
-  }
-  return true;
-}
-
 Json CacheLevelsFields(const std::vector<LatencyPoint>& curve, const std::vector<ReportedCache>& reported,
                        std::size_t largest_bytes) {
   const std::vector<CacheLevel> levels = DetectCacheLevels(curve);
@@ -197,8 +183,10 @@ Json QuickMachineSummary() {
   const MachineRunOptions quick = QuickMachineOptions();
   const MachineBuffer buffer(quick.max_bytes, quick.huge_pages);
   std::vector<Json> records;
-  MeasureMachine(quick, buffer, [&](const Json& line) { records.push_back(line); },
-                 [](const std::string&) {}, [] { return false; });
+  std::vector<LatencyPoint> curve;
+  for (const MachinePoint& point : PlanMachine(quick)) {
+    records.push_back(MeasureMachinePoint(quick, buffer, point, curve));
+  }
   Json summary = MachineSummary(records);
   summary["quick"] = true;
   return summary;

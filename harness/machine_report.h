@@ -49,14 +49,6 @@ Json MeasureMachinePoint(const MachineRunOptions& options, const MachineBuffer& 
 // A few words about a record for progress lines: "latency 4 KiB: 1.02 ns/load".
 std::string DescribeMachineRecord(const Json& record);
 
-// Measures every planned point in `buffer` (at least options.max_bytes): `emit` gets each
-// record line as soon as it is made, the cache_levels line last; `progress` a few words per
-// point. Between points `stop()` is asked; true ends the run early (then it returns false).
-bool MeasureMachine(const MachineRunOptions& options, const MachineBuffer& buffer,
-                    const std::function<void(const Json&)>& emit,
-                    const std::function<void(const std::string&)>& progress,
-                    const std::function<bool()>& stop);
-
 // The cache_levels record's fields for a latency curve: levels (plateaus, each beside the
 // reported cache nearest its capacity when one is within a factor of 2), steps,
 // reported_caches.

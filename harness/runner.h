@@ -17,6 +17,7 @@
 // statically dispatched code (harness/kernels.h).
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -95,6 +96,8 @@ struct RunOptions {
   double suite_cost_after = 0;
   double suite_seconds_before = 0;
   bool allow_oversubscribe = false;  // run cells whose estimate exceeds the memory available
+  bool memory_checked = false;       // the caller ran CheckFitsInMemory already (a suite does,
+                                     // for every experiment before the first runs)
   std::string resume_hint;           // appended to the line an interrupted run ends with
 };
 
@@ -140,7 +143,8 @@ class AbandonableWork {
   AbandonableWork& operator=(const AbandonableWork&) = delete;
 };
 
-// "12.3s", "4m05s": elapsed and ETA on progress lines.
+// Seconds since `start`, and "12.3s", "4m05s": elapsed and ETA on progress lines.
+double SecondsSince(std::chrono::steady_clock::time_point start);
 std::string FormatSeconds(double seconds);
 
 }  // namespace amq

@@ -424,8 +424,6 @@ def compare_entries(b: Entry, n: Entry, classes: dict[str, str], settings: Setti
 def compare_fpr_across_seeds(b: Entry, n: Entry, name: str, row, counts: dict) -> None:
     def interval(entry: Entry):
         hits, trials = FPR_COUNTS[name]
-        if name == "fpr" and "fpr_ci_low" in entry.values and "fpr_ci_high" in entry.values:
-            return entry.values["fpr_ci_low"], entry.values["fpr_ci_high"]
         return stats.wilson(entry.values.get(hits), entry.values.get(trials))
 
     old, now = b.values[name], n.values[name]

@@ -91,15 +91,22 @@ def test_a_nested_or_removed_field_is_a_change_and_a_new_one_is_listed(tmp_path,
 
 
 def test_timings_memory_and_settings_are_not_deterministic(tmp_path, capsys):
-    lines = lines_of(SEED_LAB)
+    # Both sides carry every such field (the fixture predates the memory fields), NEW with
+    # other values: a field compared as deterministic would make this exit 1.
+    base_lines = lines_of(SEED_LAB)
+    base_cell = cell_of(base_lines)
+    base_cell.setdefault("peak_rss_bytes", 50_000_000)
+    base_cell.setdefault("memory_estimate_bytes", 40_000_000)
+    base = write(tmp_path / "base" / "seed_lab.jsonl", base_lines)
+    lines = lines_of(base)
     cell = cell_of(lines)
     for name in ("insert_ns", "query_ns_negative_max", "peak_rss_bytes", "memory_estimate_bytes"):
-        if name in cell:
-            cell[name] *= 2
+        assert name in cell, name
+        cell[name] *= 2
     cell["repeats"] = 9
     lines[0]["context"]["time_utc"] = "2030-01-01T00:00:00Z"
     new = write(tmp_path / "seed_lab.jsonl", lines)
-    status, out, _ = run(capsys, SEED_LAB, new)
+    status, out, _ = run(capsys, base, new)
     assert status == 0, out
     classes = compare.field_classes(compare.load.DEFAULT_SCHEMA)
     assert classes["query_ns_mixed_samples"] == "timing" and classes["peak_rss_bytes"] == "machine"

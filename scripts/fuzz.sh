@@ -42,7 +42,7 @@ seed_corpus() {
   local target="$1" dir="$build/corpus/$1" f
   mkdir -p "$dir"
   case "$target" in
-    pcap_fuzz) cp -n "$build"/seeds/pcap/* "$dir"/ ;;
+    pcap_fuzz) cp -n "$build"/seeds/pcap/* "$root"/fuzz/findings/*.pcap "$dir"/ ;;
     amqtrace_fuzz) cp -n "$build"/seeds/amqtrace/* "$dir"/ ;;
     text_trace_fuzz) cp -n "$build"/seeds/text/* "$dir"/ ;;
     key_file_fuzz)

@@ -7,7 +7,6 @@
 
 #include "core/errors.h"
 #include "core/file_util.h"
-#include "traces/pcapng_reader.h"
 
 namespace amq {
 namespace {
@@ -193,14 +192,6 @@ SkipReason ParseFamily(std::uint32_t family, const std::uint8_t* p, std::size_t 
   }
 }
 
-// A pcapng file starts with the Section Header Block type, the same in either byte order.
-bool IsPcapng(const std::string& path) {
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"),
-                                                       &std::fclose);
-  std::uint8_t magic[4] = {};
-  return file && std::fread(magic, 1, 4, file.get()) == 4 && Be32(magic) == 0x0a0d0d0a;
-}
-
 // libpcap's words for a file that ends inside a record (1.10: "truncated dump file"; later
 // releases: "truncated pcap file"). Every other read error means a damaged record.
 bool IsTruncationMessage(const std::string& message) {
@@ -308,7 +299,6 @@ SkipReason ParseFrame(int dlt, const std::uint8_t* p, std::size_t len, ParsedPac
 
 ReadSummary ReadPcap(const std::string& path, const RecordSink& sink) {
   CheckReadableFile(path, "trace");
-  if (IsPcapng(path)) return ReadPcapng(path, sink);
   char errbuf[PCAP_ERRBUF_SIZE] = {};
   // Nanosecond precision: libpcap scales microsecond files up, so timestamps are always ns.
   std::unique_ptr<pcap_t, void (*)(pcap_t*)> pcap(

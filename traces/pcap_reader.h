@@ -85,7 +85,8 @@ struct ReadSummary {
 
 using RecordSink = std::function<void(const TraceRecord&)>;
 
-// Streams every kept packet of a pcap/pcapng file to `sink`, in file order.
+// Streams every kept packet of a classic pcap file to `sink`, in file order, through libpcap.
+// pcapng files are read by ReadPcapng (traces/pcapng_reader.h); ReadTrace picks by the magic.
 ReadSummary ReadPcap(const std::string& path, const RecordSink& sink);
 
 }  // namespace amq

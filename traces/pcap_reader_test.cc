@@ -37,10 +37,11 @@ FlowKey NoPorts(FlowKey f) {
   return f;
 }
 
-// An IPv6 packet whose source is rewritten to the IPv4-mapped ::ffff:192.0.2.1.
-Bytes MappedSource(Bytes ipv6) {
+// An IPv6 packet whose source (at 8) or destination (at 24) is rewritten to the IPv4-mapped
+// ::ffff:192.0.2.1.
+Bytes WithMappedAddress(Bytes ipv6, std::size_t at) {
   const std::uint8_t mapped[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 192, 0, 2, 1};
-  std::copy(mapped, mapped + 16, ipv6.begin() + 8);
+  std::copy(mapped, mapped + 16, ipv6.begin() + static_cast<long>(at));
   return ipv6;
 }
 
@@ -92,8 +93,10 @@ std::vector<Case> EthernetCases() {
       {"ipv4 version nibble 5", Ethernet(0x0800, bad_version), std::nullopt, SkipReason::kBadIp},
       {"ipv4 header length 16", Ethernet(0x0800, short_ihl), std::nullopt, SkipReason::kBadIp},
       // Found by fuzz/pcap_fuzz.cc (fuzz/findings/): read as IPv6, converted as IPv4.
-      {"ipv6 with an IPv4-mapped source", Ethernet(0x86dd, MappedSource(Ip(kUdp6))), std::nullopt,
-       SkipReason::kBadIp},
+      {"ipv6 with an IPv4-mapped source", Ethernet(0x86dd, WithMappedAddress(Ip(kUdp6), 8)),
+       std::nullopt, SkipReason::kBadIp},
+      {"ipv6 with an IPv4-mapped destination", Ethernet(0x86dd, WithMappedAddress(Ip(kUdp6), 24)),
+       std::nullopt, SkipReason::kBadIp},
       {"cut inside the Ethernet header", Ethernet(0x0800, ip4), std::nullopt,
        SkipReason::kTruncated, 10},
       {"cut inside the IPv4 header", Ethernet(0x0800, ip4), std::nullopt, SkipReason::kTruncated,

@@ -197,11 +197,11 @@ class Reader {
       case kInterfaceDescription:
         return InterfaceDescription(body, body_bytes);
       case kEnhancedPacket:
-        return EnhancedPacket(body, body_bytes);
+        return TimestampedPacket(body, body_bytes, /*obsolete=*/false);
       case kSimplePacket:
         return SimplePacket(body, body_bytes);
       case kObsoletePacket:
-        return ObsoletePacket(body, body_bytes);
+        return TimestampedPacket(body, body_bytes, /*obsolete=*/true);
       default:
         return;  // name resolution, statistics, secrets, custom blocks: nothing for a flow
     }
@@ -284,21 +284,15 @@ class Reader {
     }
   }
 
-  void EnhancedPacket(const std::uint8_t* body, std::size_t bytes) {
-    if (bytes < 20) Fail("Enhanced Packet Block too short (" + std::to_string(bytes) + " bytes)");
-    Interface& i = InterfaceOf(order_.U32(body), "Enhanced Packet Block");
+  // Enhanced (type 6) and obsolete (type 2) packet blocks share one layout but for the
+  // interface id: 32 bits in the first; 16 bits, then a 16-bit drop count, in the second.
+  void TimestampedPacket(const std::uint8_t* body, std::size_t bytes, bool obsolete) {
+    const char* block = obsolete ? "Packet Block" : "Enhanced Packet Block";
+    if (bytes < 20) Fail(std::string(block) + " too short (" + std::to_string(bytes) + " bytes)");
+    Interface& i = InterfaceOf(obsolete ? order_.U16(body) : order_.U32(body), block);
     const std::uint64_t ticks = std::uint64_t{order_.U32(body + 4)} << 32 | order_.U32(body + 8);
     const std::uint32_t captured = order_.U32(body + 12);
-    CheckCaptured(captured, bytes - 20, "Enhanced Packet Block");
-    Packet(i, body + 20, captured, order_.U32(body + 16), Nanoseconds(ticks, i));
-  }
-
-  void ObsoletePacket(const std::uint8_t* body, std::size_t bytes) {
-    if (bytes < 20) Fail("Packet Block too short (" + std::to_string(bytes) + " bytes)");
-    Interface& i = InterfaceOf(order_.U16(body), "Packet Block");  // then a 16-bit drop count
-    const std::uint64_t ticks = std::uint64_t{order_.U32(body + 4)} << 32 | order_.U32(body + 8);
-    const std::uint32_t captured = order_.U32(body + 12);
-    CheckCaptured(captured, bytes - 20, "Packet Block");
+    CheckCaptured(captured, bytes - 20, block);
     Packet(i, body + 20, captured, order_.U32(body + 16), Nanoseconds(ticks, i));
   }
 

@@ -9,6 +9,7 @@
 
 #include "core/errors.h"
 #include "core/file_util.h"
+#include "traces/pcapng_reader.h"
 
 namespace amq {
 namespace {
@@ -90,8 +91,9 @@ TraceFormat DetectTraceFormat(const std::string& path) {
 ReadSummary ReadTrace(const std::string& path, const RecordSink& sink) {
   switch (DetectTraceFormat(path)) {
     case TraceFormat::kPcap:
-    case TraceFormat::kPcapng:
       return ReadPcap(path, sink);
+    case TraceFormat::kPcapng:
+      return ReadPcapng(path, sink);
     case TraceFormat::kBinary:
       return ReadBinaryTrace(path, sink);
     case TraceFormat::kText:
