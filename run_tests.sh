@@ -6,10 +6,14 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 cd "$root"
-scripts/install_deps.sh
-scripts/build.sh
-ctest --test-dir build --output-on-failure -j "$(nproc)" --timeout 600
-/usr/bin/python3 -m pytest -q plots scripts
-build/amqbench suite suites/ci.toml --out-dir build/ci-results --force 2>build/ci-results.log ||
-  { cat build/ci-results.log >&2; exit 1; }
-build/amqbench compare results/baseline build/ci-results
+source scripts/stages.sh
+baseline() {
+  build/amqbench suite suites/ci.toml --out-dir build/ci-results --force 2>build/ci-results.log ||
+    { cat build/ci-results.log >&2; return 1; }
+  build/amqbench compare results/baseline build/ci-results
+}
+stage install scripts/install_deps.sh
+stage build scripts/build.sh
+stage ctest ctest --test-dir build --output-on-failure -j "$(nproc)" --timeout 600
+stage pytest /usr/bin/python3 -m pytest -q plots scripts
+stage baseline baseline

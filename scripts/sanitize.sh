@@ -7,6 +7,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="$root/build-asan"
+source "$root/scripts/stages.sh"
 flags="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g" -DCMAKE_CXX_FLAGS="$flags" \
@@ -14,7 +15,7 @@ cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 # Every test binary and the amqbench they drive; not amqbench_micro (its tests are left out).
 targets=(amqbench avx2_tests)
 for dir in core filters workloads traces harness commands; do targets+=("${dir}_tests"); done
-cmake --build "$build" -j "$(nproc)" --target "${targets[@]}"
+stage build cmake --build "$build" -j "$(nproc)" --target "${targets[@]}"
 export ASAN_OPTIONS="abort_on_error=1:detect_stack_use_after_return=1:strict_string_checks=1"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
-ctest --test-dir "$build" --output-on-failure -j "$(nproc)" --timeout 900 -E '^micro_'
+stage ctest ctest --test-dir "$build" --output-on-failure -j "$(nproc)" --timeout 900 -E '^micro_'
