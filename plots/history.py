@@ -6,7 +6,8 @@
     /usr/bin/python3 plots/history.py plot --metric bits_per_key --experiment space --out build/history
 
 record reads the run's result files with load.py (a directory is read as compare reads one:
-every *.jsonl and *.json but suite_run.json and schema.json) and stores the run, keyed by commit,
+every *.jsonl and *.json but suite_run.json and schema.json, and but the files of experiments
+its suite_run.json says were skipped, an earlier run's) and stores the run, keyed by commit,
 host, time and suite, in results/history.sqlite (--db). Its schema version 2 files say the run:
 they must agree on commit, host, build and suite (time_utc: the earliest of them, as a resumed
 run's files may keep the first start); Google Benchmark files must come from the same host.
@@ -162,6 +163,7 @@ class Run:
     results: list  # load.ResultFile, in file order
     records: dict  # file name -> [Record]
     sha256: dict  # file name -> hex digest of its bytes
+    left_out: int = 0  # files of experiments the suite skipped
 
 
 def records_of(result: load.ResultFile, classes: dict[str, str]) -> list[Record]:
@@ -199,13 +201,32 @@ def one_value(results: list, what: str, get) -> object:
     return get(results[0])
 
 
+def skipped_files(directory: Path) -> set:
+    """Files of the experiments a suite run skipped, as its manifest (suite_run.json) lists them:
+    a file there by that name is an earlier run's, left in place."""
+    manifest = directory / "suite_run.json"
+    if not manifest.is_file():
+        return set()
+    try:
+        experiments = json.loads(manifest.read_text(encoding="utf-8"))["experiments"]
+        return {e["file"] for e in experiments if e.get("skipped")}
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise HistoryError(f"{manifest}: not a suite run's manifest ({error!r})") from error
+
+
 def read_run(paths: list[Path], schema: Path, classes: dict[str, str]) -> Run:
-    results = []
+    results, left_out = [], 0
     for path in paths:
         try:
-            results += compare.read_results(path, schema)
+            found = compare.read_results(path, schema)
         except compare.BadInput as error:
             raise HistoryError(str(error)) from error
+        skipped = skipped_files(path) if path.is_dir() else set()
+        results += [r for r in found if r.path.name not in skipped]
+        left_out += sum(1 for r in found if r.path.name in skipped)
+    if not results:
+        raise HistoryError(f"{', '.join(str(p) for p in paths)}: every result file is of an experiment"
+                           " the suite skipped")
     names = {}
     for result in results:
         if result.path.name in names:
@@ -242,7 +263,7 @@ def read_run(paths: list[Path], schema: Path, classes: dict[str, str]) -> Run:
                                    f" (seed {rec.seed}) is also in {keys[rec.key()]}")
             keys[rec.key()] = result.path.name
     sha256 = {r.path.name: hashlib.sha256(r.path.read_bytes()).hexdigest() for r in results}
-    return Run(columns, results, records, sha256)
+    return Run(columns, results, records, sha256, left_out)
 
 
 # --- the store --------------------------------------------------------------------------------
@@ -443,7 +464,8 @@ def write_run(db: Path, run: Run, classes: dict[str, str], timeout: float, out) 
         connection.close()
     line = (f"history: recorded run {run_id} (commit {c['git_commit'][:10]}{' dirty' if c['git_dirty'] else ''},"
             f" host {c['host_name']}, suite {c['suite_name']}{' --quick' if c['suite_quick'] else ''},"
-            f" {len(run.results)} files, {n_records} records, {n_metrics} metrics) in {db}")
+            f" {plural(len(run.results), 'file')}, {plural(n_records, 'record')}, {plural(n_metrics, 'metric')}) in {db}"
+            + (f"; left out {plural(run.left_out, 'file')} of experiments the suite skipped" if run.left_out else ""))
     if verdict.compared_with is None:
         line += "; no earlier run of this suite on this host to compare with"
     else:

@@ -282,3 +282,23 @@ def test_cells_of_one_label_are_lines_of_their_own(tmp_path, capsys):
     cell_id = next(line for line in lines_of(BASELINE / "fixed.jsonl") if line.get("filter") == "cuckoo8")["cell_id"]
     assert chart.lines == {"cuckoo8 n=20000 [00000000000000aa]": [1.0],
                            f"cuckoo8 n=20000 [{cell_id}]": [cuckoo8_bits()]}
+
+
+def test_files_of_experiments_the_suite_skipped_are_left_out(tmp_path, capsys):
+    """A skipped experiment leaves an earlier run's file in the out-dir; the manifest says so."""
+    run = make_run(tmp_path, "b", "b", "2026-12-02T10:00:00Z")
+    stale = make_run(tmp_path, "a", "a", "2026-12-01T10:00:00Z")
+    (run / "churn.jsonl").write_bytes((stale / "churn.jsonl").read_bytes())
+    db = tmp_path / "history.sqlite"
+    status, _, err = cli(capsys, "record", run, "--db", db)
+    assert status == 2 and "files of different runs" in err
+    manifest = {"experiments": [{"id": "fixed", "file": "fixed.jsonl", "skipped": None},
+                                {"id": "churn", "file": "churn.jsonl", "skipped": "no trace"}]}
+    (run / "suite_run.json").write_text(json.dumps(manifest))
+    status, out, err = cli(capsys, "record", run, "--db", db)
+    assert status == 0, err
+    assert "(commit bbbbbbbbbb, host vm, suite ci, 1 file, 9 records" in out
+    assert "left out 1 file of experiments the suite skipped" in out
+    (run / "suite_run.json").write_text("{")
+    status, _, err = cli(capsys, "record", run, "--db", tmp_path / "other.sqlite")
+    assert status == 2 and err.count("\n") == 1 and "not a suite run's manifest" in err
