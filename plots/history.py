@@ -617,6 +617,7 @@ def draw(chart: HostChart, metric: str, unit: str, experiment: str | None, log: 
     out.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{out.stem}.", suffix=".png", dir=out.parent)
     os.close(fd)
+    os.chmod(tmp, 0o644)  # mkstemp's 0600 would follow the chart through the rename
     try:
         fig.suptitle(title, fontsize=11)
         fig.savefig(tmp, dpi=100, bbox_inches="tight")  # tight: the legend sits outside the axes
