@@ -41,5 +41,7 @@ started=$(date +%s)
 build/amqbench suite suites/default.toml "${suite_args[@]}" "${replace[@]}" --out-dir "$out" \
   --micro-native build-native/amqbench_micro
 echo "run_all: suite finished in $(( $(date +%s) - started )) s" >&2
+# Into the local history (README.md, "Tracking regressions"); a run that cannot be recorded keeps its results.
+/usr/bin/python3 plots/history.py record "$out" || echo "run_all: not recorded in results/history.sqlite; the results are in $out" >&2
 
 /usr/bin/python3 plots/report.py --suite suites/default.toml --results "$out" --out "$report"

@@ -244,8 +244,9 @@ def result_paths(path: Path) -> list[Path]:
     return [path]
 
 
-def read_side(path: Path, classes: dict[str, str], schema: Path | None,
-              allow_incomplete: bool = False) -> tuple[Side, list]:
+def read_results(path: Path, schema: Path | None, allow_incomplete: bool = False) -> list:
+    """The result files at `path` (a file, or a directory of them), read and checked: files
+    that can be matched (not version 1) of finished runs (unless allow_incomplete)."""
     results = []
     for file in result_paths(path):
         try:
@@ -259,12 +260,23 @@ def read_side(path: Path, classes: dict[str, str], schema: Path | None,
             raise BadInput(f"{file}: incomplete (no end line: an interrupted or truncated run);"
                            " finish it with --resume, or pass --allow-incomplete")
         results.append(result)
+    return results
+
+
+def side_of(path: Path, results: list, classes: dict[str, str]) -> Side:
+    """One side of a comparison from result files already read (or rebuilt, as history does)."""
     entries: dict[tuple, list[Entry]] = {}
     for result in results:
         found = entries_of_gbench(result) if result.format == "gbench" else entries_of_result(result, classes)
         for entry in found:
             entries.setdefault(entry.key, []).append(entry)
-    return Side(path, [r.path for r in results], {r.format for r in results}, entries), results
+    return Side(path, [r.path for r in results], {r.format for r in results}, entries)
+
+
+def read_side(path: Path, classes: dict[str, str], schema: Path | None,
+              allow_incomplete: bool = False) -> tuple[Side, list]:
+    results = read_results(path, schema, allow_incomplete)
+    return side_of(path, results, classes), results
 
 
 # --- the comparison ---------------------------------------------------------------------------
