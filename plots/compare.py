@@ -244,8 +244,9 @@ def result_paths(path: Path) -> list[Path]:
     return [path]
 
 
-def read_side(path: Path, classes: dict[str, str], schema: Path | None,
-              allow_incomplete: bool = False) -> tuple[Side, list]:
+def read_results(path: Path, schema: Path | None, allow_incomplete: bool = False) -> list:
+    """The result files of a file or directory, read and checked: matchable (not schema version
+    1) and, unless allowed, complete. Raises BadInput naming the file."""
     results = []
     for file in result_paths(path):
         try:
@@ -259,12 +260,23 @@ def read_side(path: Path, classes: dict[str, str], schema: Path | None,
             raise BadInput(f"{file}: incomplete (no end line: an interrupted or truncated run);"
                            " finish it with --resume, or pass --allow-incomplete")
         results.append(result)
+    return results
+
+
+def entries_of(results: list, classes: dict[str, str]) -> dict[tuple, list[Entry]]:
+    """Every entry of the files by its key (a key two files share holds both)."""
     entries: dict[tuple, list[Entry]] = {}
     for result in results:
         found = entries_of_gbench(result) if result.format == "gbench" else entries_of_result(result, classes)
         for entry in found:
             entries.setdefault(entry.key, []).append(entry)
-    return Side(path, [r.path for r in results], {r.format for r in results}, entries), results
+    return entries
+
+
+def read_side(path: Path, classes: dict[str, str], schema: Path | None,
+              allow_incomplete: bool = False) -> tuple[Side, list]:
+    results = read_results(path, schema, allow_incomplete)
+    return Side(path, [r.path for r in results], {r.format for r in results}, entries_of(results, classes)), results
 
 
 # --- the comparison ---------------------------------------------------------------------------

@@ -237,6 +237,16 @@ def _read_v1(path: Path, doc: dict) -> ResultFile:
 
 # --- Google Benchmark -------------------------------------------------------------------------
 
+def split_benchmark_name(name: str) -> tuple[str, str, str]:
+    """(suite, filter, operation) of a Google Benchmark name: "<filter>/<operation>/real_time"
+    from the filters' benchmarks (suite "filters"), or "<suite>/<filter>/<operation...>" from a
+    benchmark family's own file; "real_time" and "key:value" parts are left out."""
+    parts = [p for p in name.split("/") if p != "real_time" and ":" not in p]
+    if parts[0] in BENCHMARK_SUITES:
+        return parts[0], parts[1], "/".join(parts[2:])
+    return "filters", parts[0], "/".join(parts[1:])
+
+
 def _read_gbench(path: Path, doc: dict) -> ResultFile:
     rows = []
     for bench in doc["benchmarks"]:
@@ -244,14 +254,7 @@ def _read_gbench(path: Path, doc: dict) -> ResultFile:
             raise ResultFileError(f"{path}: field 'benchmarks': an entry without a name")
         if bench.get("error_occurred"):
             continue
-        name = bench.get("run_name", bench["name"])
-        # "<filter>/<operation>/real_time" from the filters' benchmarks, or
-        # "<suite>/<filter>/<operation...>" from a benchmark family's own file.
-        parts = [p for p in name.split("/") if p != "real_time" and ":" not in p]
-        if parts[0] in BENCHMARK_SUITES:
-            suite, filter_name, operation = parts[0], parts[1], "/".join(parts[2:])
-        else:
-            suite, filter_name, operation = "filters", parts[0], "/".join(parts[1:])
+        suite, filter_name, operation = split_benchmark_name(bench.get("run_name", bench["name"]))
         aggregate = bench.get("aggregate_name", "iteration") if bench.get("run_type") == "aggregate" \
             else "iteration"
         rows.append({
