@@ -1,0 +1,210 @@
+"""plots/hosts.py on crafted sides: fixture files with their host, build and timings changed."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+import compare
+import hosts
+
+HERE = Path(__file__).resolve().parent
+FIXTURES = HERE / "fixtures"
+SPACE = FIXTURES / "v2" / "space.jsonl"
+MACHINE = FIXTURES / "written" / "machine.jsonl"
+SEED_LAB = FIXTURES / "written" / "seed_lab.jsonl"
+MICRO = FIXTURES / "micro.json"
+TIMINGS = {name for name, kind in compare.field_classes(hosts.load.DEFAULT_SCHEMA).items() if kind == "timing"}
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+def crafted(source: Path, out: Path, scale: float = 1.0, extra_n: int | None = None, **context) -> Path:
+    """A copy of a version 2 file with its context changed and every timing times `scale`;
+    extra_n adds a copy of each filter cell at that n (a new cell_id), for the n chart."""
+    lines = [json.loads(line) for line in source.read_text().splitlines() if line.strip()]
+    header, body, end = lines[0], lines[1:-1], lines[-1]
+    header["context"].update(context)
+    for record in body:
+        for name in TIMINGS & record.keys():
+            value = record[name]
+            record[name] = [v * scale for v in value] if isinstance(value, list) else \
+                value * scale if isinstance(value, (int, float)) else value
+    if extra_n is not None:
+        copies = [dict(r, keys=extra_n, capacity=extra_n, cell_id=f"{int(r['cell_id'], 16) ^ 1:016x}")
+                  for r in body if r.get("record") == "cell"]
+        body += copies
+        header["cells"] += [r["cell_id"] for r in copies]
+        end["cells"] = len(header["cells"])
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text("\n".join(json.dumps(r) for r in [header, *body, end]) + "\n")
+    return out
+
+
+def crafted_micro(out: Path, scale: float, **context) -> Path:
+    doc = json.loads(MICRO.read_text())
+    doc["context"].update(context)
+    for bench in doc["benchmarks"]:
+        bench["ns_per_key"] *= scale
+        bench["real_time"] *= scale
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(doc))
+    return out
+
+
+def run(tmp_path, *labels, out_name="out"):
+    out = tmp_path / out_name
+    argv = [arg for label in labels for arg in ("--label", label)] + ["--out", str(out)]
+    return hosts.main(argv), out
+
+
+def ratio_rows(markdown: str) -> list[list[str]]:
+    """The data rows of the ratio table (the section after "## B / A")."""
+    table = markdown.split("\n## ", 3)[2].split("## Charts")[0]
+    rows = [line.strip("|").split("|") for line in table.splitlines() if line.startswith("| ")]
+    return [[c.strip() for c in row] for row in rows[1:]]
+
+
+def test_a_2x_slowdown_reads_2_in_the_ratio_table(tmp_path, capsys):
+    a = crafted(SPACE, tmp_path / "a" / "space.jsonl", host_name="alpha")
+    b = crafted(SPACE, tmp_path / "b" / "space.jsonl", scale=2.0, host_name="beta")
+    status, out = run(tmp_path, f"A={a}", f"B={b}")
+    assert status == 0
+    text = (out / "hosts.md").read_text()
+    assert capsys.readouterr().out == text
+    rows = ratio_rows(text)
+    # 3 filters, each with insert and three lookups; two cells each (fpr 1% and 0.1%).
+    assert len(rows) == 12
+    assert {r[0] for r in rows} == {"bloom", "blocked_bloom", "cuckoo"}
+    assert {r[1] for r in rows} == {"insert", "query_positive", "query_negative", "query_mixed"}
+    assert all(r[-1] == "2.00 [2.00–2.00]" and r[2] == "2" for r in rows), rows
+    assert all(float(r[4]) / float(r[3]) == pytest.approx(2, rel=0.01) for r in rows)
+    assert "the median ratio over 12 filter-and-operation rows (24 matched timings) is 2.00" in text
+    assert "more than 10% more (above 1.10) in 12" in text
+
+
+def test_google_benchmark_entries_match_on_their_name(tmp_path):
+    a = crafted_micro(tmp_path / "a" / "micro.json", 1.0)
+    b = crafted_micro(tmp_path / "b" / "micro.json", 0.5, executable="build-native/amqbench_micro")
+    status, out = run(tmp_path, f"portable={a}", f"native={b}")
+    assert status == 0
+    text = (out / "hosts.md").read_text()
+    rows = ratio_rows(text)
+    assert [(r[0], r[1]) for r in rows] == [(f, op) for f in ("bloom", "cuckoo12")
+                                            for op in ("insert", "query_absent", "query_present")]
+    assert all(r[-1] == "0.50" for r in rows)
+    assert "# Two builds of one machine: portable vs native" in text
+    assert "| executable | `build/amqbench_micro` | `build-native/amqbench_micro` |" in text
+
+
+@pytest.mark.parametrize("b_context, relation", [
+    ({"compiler_flags": " -O3 -DNDEBUG -march=native", "march_native": True}, "two builds of one machine"),
+    ({"host_name": "other", "cpu_model": "Intel Xeon"}, "two machines"),
+    ({}, "two runs of one build"),
+])
+def test_the_contexts_say_builds_or_machines(tmp_path, b_context, relation):
+    a = crafted(SPACE, tmp_path / "a" / "space.jsonl")
+    b = crafted(SPACE, tmp_path / "b" / "space.jsonl", **b_context)
+    status, out = run(tmp_path, f"A={a}", f"B={b}")
+    assert status == 0
+    text = (out / "hosts.md").read_text()
+    assert text.startswith(f"# {relation[0].upper()}{relation[1:]}: A vs B\n")
+    assert f"Told apart by their contexts: {relation} " in text
+    if "host_name" in b_context:
+        assert "| host | vm | other |" in text and "| CPU | AMD EPYC | Intel Xeon |" in text
+    if "march_native" in b_context:
+        assert "| flags | `-O3 -DNDEBUG` | `-O3 -DNDEBUG -march=native` |" in text
+        assert "| -march=native | off | on |" in text
+
+
+def test_machine_records_draw_the_curves(tmp_path):
+    a = crafted(SPACE, tmp_path / "a" / "space.jsonl")
+    b = crafted(SPACE, tmp_path / "b" / "space.jsonl", host_name="other")
+    status, out = run(tmp_path, f"A={a}", f"B={b}", out_name="plain")
+    assert status == 0
+    assert not (out / "hosts_machine.png").exists()
+    assert "No chart of the machine curves: no side has amqbench machine records." in (out / "hosts.md").read_text()
+
+    machine_b = crafted(MACHINE, tmp_path / "b" / "machine.jsonl", scale=1.5, host_name="other")
+    status, out = run(tmp_path, f"A={a}", f"A={MACHINE}", f"B={b}", f"B={machine_b}", out_name="machines")
+    assert status == 0
+    chart = out / "hosts_machine.png"
+    assert chart.read_bytes().startswith(PNG_SIGNATURE) and chart.stat().st_size > 10_000
+    text = (out / "hosts.md").read_text()
+    assert "![the machine curves](hosts_machine.png)" in text
+    # The machine points match, but have no filter: drawn, not divided.
+    assert "6 cells in common and 44 amqbench machine points" in text
+    assert {r[0] for r in ratio_rows(text)} == {"bloom", "blocked_bloom", "cuckoo"}
+    assert "| latency plateaus (amqbench machine) | L1 1.16 ns to 48 KiB, L2 4.6 ns to 384 KiB, L3 190 ns |" in text
+
+
+def test_charts_are_written_and_a_stale_one_removed(tmp_path):
+    a = crafted(SPACE, tmp_path / "a" / "space.jsonl", extra_n=20000)
+    b = crafted(SPACE, tmp_path / "b" / "space.jsonl", scale=2.0, extra_n=20000, host_name="other")
+    status, out = run(tmp_path, f"A={a}", f"B={b}")
+    assert status == 0
+    for name in ("speed", "n"):
+        data = (out / f"hosts_{name}.png").read_bytes()
+        assert data.startswith(PNG_SIGNATURE) and len(data) > 10_000, name
+    assert "![ns per key against n](hosts_n.png)" in (out / "hosts.md").read_text()
+    assert not list(out.glob(".*.tmp"))
+
+    # Again into the same directory, with one n only: the n chart of the first run goes.
+    a = crafted(SPACE, tmp_path / "a" / "space.jsonl")
+    b = crafted(SPACE, tmp_path / "b" / "space.jsonl", host_name="other")
+    assert run(tmp_path, f"A={a}", f"B={b}")[0] == 0
+    assert (out / "hosts_speed.png").exists() and not (out / "hosts_n.png").exists()
+    assert "No chart of ns per key against n: no filter's matched cells span several n." in (out / "hosts.md").read_text()
+
+
+def test_three_sides_are_each_divided_by_the_first(tmp_path):
+    a = crafted(SPACE, tmp_path / "a" / "space.jsonl", host_name="h1")
+    b = crafted(SPACE, tmp_path / "b" / "space.jsonl", scale=2.0, host_name="h2")
+    c = crafted(SPACE, tmp_path / "c" / "space.jsonl", scale=0.5, host_name="h3")
+    status, out = run(tmp_path, f"A={a}", f"B={b}", f"C={c}")
+    assert status == 0
+    text = (out / "hosts.md").read_text()
+    assert text.startswith("# Three machines: A vs B vs C\n")
+    assert "B / A: the median ratio over 12 filter-and-operation rows (24 matched timings) is 2.00" in text
+    assert "C / A: the median ratio over 12 filter-and-operation rows (24 matched timings) is 0.50" in text
+
+
+def bad_input(tmp_path, capsys, *labels) -> str:
+    out = tmp_path / "never"
+    status = hosts.main([arg for label in labels for arg in ("--label", label)] + ["--out", str(out)])
+    err = capsys.readouterr().err
+    assert status == 2
+    assert err.count("\n") == 1 and err.startswith("hosts.py: "), err
+    assert not out.exists()
+    return err
+
+
+def test_no_common_cell_is_bad_input(tmp_path, capsys):
+    err = bad_input(tmp_path, capsys, f"A={SPACE}", f"B={SEED_LAB}")
+    assert "sides A and B have no cell in common" in err
+
+
+@pytest.mark.parametrize("content, message", [
+    ("not json at all\n", "not valid JSON"),
+    (None, "no such file or directory"),
+    ('{"schema_version": 1, "context": {}, "complete": true, "records": []}', "schema version 1 has no cell_id"),
+])
+def test_an_unreadable_file_is_bad_input(tmp_path, capsys, content, message):
+    path = tmp_path / "b.json"
+    if content is not None:
+        path.write_text(content)
+    assert message in bad_input(tmp_path, capsys, f"A={SPACE}", f"B={path}")
+
+
+def test_an_incomplete_file_is_bad_input(tmp_path, capsys):
+    b = tmp_path / "b.jsonl"
+    b.write_text("".join(SPACE.read_text().splitlines(keepends=True)[:-1]))  # no end line
+    assert "incomplete" in bad_input(tmp_path, capsys, f"A={SPACE}", f"B={b}")
+
+
+@pytest.mark.parametrize("labels, message", [
+    ((f"A={SPACE}",), "1 side given: two or more --label NAME=PATH"),
+    ((f"A={SPACE}", f"A={SPACE}"), "1 side given"),
+    ((f"A={SPACE}", str(SPACE)), "expected NAME=PATH"),
+])
+def test_labels_must_name_two_sides(tmp_path, capsys, labels, message):
+    assert message in bad_input(tmp_path, capsys, *labels)
