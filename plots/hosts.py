@@ -9,7 +9,8 @@ as a ratio to the first side's.
 
 Each --label NAME=PATH adds PATH (a result file, or a directory: every *.jsonl and *.json in it
 but suite_run.json and schema.json) to side NAME; the first NAME given is side A, the one the
-others are divided by. Files are read and schema-checked by load.py through compare.py, so
+others are divided by. A NAME may hold "=" and, written --label=NAME=PATH, start with "-"
+(--label=-march=native=results/micro_native.json). Files are read and schema-checked by load.py through compare.py, so
 amqbench compare's rules hold: the same files are accepted and refused, and records match as
 they match there, suite cells on cell_id (with record, trial and window), Google Benchmark
 entries on their name.
@@ -268,6 +269,7 @@ CONTEXT_ROWS = (
     ("commit", lambda r: r.context.get("git_commit") and (
         f"`{str(r.context['git_commit'])[:12]}`" + (" (dirty)" if r.context.get("git_dirty") else ""))),
     ("executable", lambda r: r.context.get("executable") and f"`{r.context['executable']}`"),
+    ("started", lambda r: r.context.get("time_utc", r.context.get("date"))),
     ("files", lambda r: f"`{r.path.name}`"),
 )
 
@@ -518,12 +520,17 @@ def markdown(comparison: Comparison, command: str, charts: dict[str, bytes | Non
 # --- the command ------------------------------------------------------------------------------
 
 def parse_labels(values: list[str]) -> list[tuple[str, list[Path]]]:
+    """NAME=PATH pairs by side, in the order the names first come. A NAME may hold "=" itself
+    (-march=native=micro_native.json): the split is at the last "=" an existing path follows."""
     sides: dict[str, list[Path]] = {}
     for value in values:
-        name, sep, path = value.partition("=")
-        if not sep or not name or not path:
+        splits = [i for i, c in enumerate(value) if c == "=" and 0 < i < len(value) - 1]
+        if not splits:
             raise compare.BadInput(f"--label {value!r}: expected NAME=PATH")
-        sides.setdefault(name, []).append(Path(path))
+        at = next((i for i in reversed(splits) if Path(value[i + 1:]).exists()), None)
+        if at is None:
+            raise compare.BadInput(f"--label {value!r}: no file or directory of that name follows an '='")
+        sides.setdefault(value[:at], []).append(Path(value[at + 1:]))
     if len(sides) < 2:
         raise compare.BadInput(f"{len(sides)} side{'s' if len(sides) != 1 else ''} given: two or more"
                                " --label NAME=PATH with different names are needed")

@@ -53,15 +53,20 @@ def crafted_micro(out: Path, scale: float, **context) -> Path:
 
 def run(tmp_path, *labels, out_name="out"):
     out = tmp_path / out_name
-    argv = [arg for label in labels for arg in ("--label", label)] + ["--out", str(out)]
+    argv = [f"--label={label}" for label in labels] + ["--out", str(out)]
     return hosts.main(argv), out
 
 
 def ratio_rows(markdown: str) -> list[list[str]]:
-    """The data rows of the ratio table (the section after "## B / A")."""
-    table = markdown.split("\n## ", 3)[2].split("## Charts")[0]
-    rows = [line.strip("|").split("|") for line in table.splitlines() if line.startswith("| ")]
-    return [[c.strip() for c in row] for row in rows[1:]]
+    """The data rows of the (first) ratio table: the one headed "| filter | operation |"."""
+    lines = markdown.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("| filter | operation |")) + 2
+    rows = []
+    for line in lines[start:]:
+        if not line.startswith("| "):
+            break
+        rows.append([c.strip() for c in line.strip("|").split("|")])
+    return rows
 
 
 def test_a_2x_slowdown_reads_2_in_the_ratio_table(tmp_path, capsys):
@@ -185,7 +190,7 @@ def test_no_common_cell_is_bad_input(tmp_path, capsys):
 
 @pytest.mark.parametrize("content, message", [
     ("not json at all\n", "not valid JSON"),
-    (None, "no such file or directory"),
+    (None, "no file or directory of that name follows an '='"),
     ('{"schema_version": 1, "context": {}, "complete": true, "records": []}', "schema version 1 has no cell_id"),
 ])
 def test_an_unreadable_file_is_bad_input(tmp_path, capsys, content, message):
@@ -208,3 +213,85 @@ def test_an_incomplete_file_is_bad_input(tmp_path, capsys):
 ])
 def test_labels_must_name_two_sides(tmp_path, capsys, labels, message):
     assert message in bad_input(tmp_path, capsys, *labels)
+
+
+def test_a_name_may_hold_an_equals_sign(tmp_path):
+    odd = tmp_path / "x=y.jsonl"
+    odd.write_text(SPACE.read_text())
+    assert hosts.parse_labels([f"portable={SPACE}", f"-march=native={odd}", f"-march=native={SPACE}"]) == [
+        ("portable", [SPACE]), ("-march=native", [odd, SPACE])]
+    status, out = run(tmp_path, f"portable={SPACE}", f"-march=native={SPACE}")
+    assert status == 0 and "vs -march=native" in (out / "hosts.md").read_text()
+
+
+# --- the report's section (plots/sections/hosts.py) -------------------------------------------
+
+SECTION_SUITE = """
+[suite]
+name = "hosts"
+
+[[experiment]]
+id = "micro"
+kind = "micro"
+title = "portable micro-benchmarks"
+section = "speed"
+build = "portable"
+charts = []
+
+[[experiment]]
+id = "micro_native"
+kind = "micro"
+title = "-march=native micro-benchmarks"
+section = "hosts"
+build = "native"
+charts = []
+"""
+
+
+def section_results(tmp_path, native_scale: float | None):
+    from result_set import ResultSet, Suite
+
+    directory = tmp_path / "results"
+    directory.mkdir()
+    (directory / "micro.json").write_text(MICRO.read_text())
+    if native_scale is not None:
+        crafted_micro(directory / "micro_native.json", native_scale, executable="build-native/amqbench_micro")
+    suite = tmp_path / "suite.toml"
+    suite.write_text(SECTION_SUITE)
+    return ResultSet(Suite.read(suite), directory, tmp_path, FIXTURES / "schema.json")
+
+
+@pytest.mark.parametrize("scale, counts", [(0.5, "in 6, more than 10% more (above 1.10) in 0"),
+                                           (2.0, "in 0, more than 10% more (above 1.10) in 6")])
+def test_the_section_shows_two_builds_with_a_computed_sentence(tmp_path, scale, counts):
+    from sections import hosts as section
+
+    results = section_results(tmp_path, scale)
+    text = section.render(results)
+    assert text.startswith("## Two builds of one machine: portable vs -march=native\n")
+    assert (f"-march=native / portable: the median ratio over 6 filter-and-operation rows (6 matched timings)"
+            f" is {scale:.2f}; -march=native takes more than 10% less time (ratio below 0.90) {counts}") in text
+    assert [r[-1] for r in ratio_rows(text)] == [f"{scale:.2f}"] * 6
+    assert "![Two builds of one machine: portable vs -march=native: speed per filter](results/hosts_speed.png)" in text
+    assert results.drawn == [tmp_path / "results" / "hosts_speed.png"]
+    assert results.drawn[0].read_bytes().startswith(PNG_SIGNATURE)
+
+
+def test_the_section_needs_two_micro_files(tmp_path):
+    from sections import hosts as section
+
+    results = section_results(tmp_path, None)
+    assert section.render(results) is None
+    assert results.drawn == []
+
+
+def test_the_report_renders_the_section_the_suite_names(tmp_path):
+    import report
+    from result_set import Suite
+
+    text = report.build_report(section_results(tmp_path, 0.5))
+    assert "\n## Two builds of one machine: portable vs -march=native\n" in text
+    default = Suite.read(HERE.parent / "suites" / "default.toml")
+    assert "hosts" in default.sections()
+    assert [(e.id, e.build) for e in default.experiments if e.kind == "micro"] == [
+        ("micro", "portable"), ("micro_native", "native")]
