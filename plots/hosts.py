@@ -120,7 +120,9 @@ def relation(sides: list[Side]) -> str:
 # --- matched timings --------------------------------------------------------------------------
 
 def describe(entry: compare.Entry, timing: str) -> dict:
-    """Filter, operation, n and series (the cell's label without n) of one timing."""
+    """Filter, operation, n and series (the cell's label without n) of one timing. A suite cell's
+    operation is its field's name (insert_ns, query_ns_positive), a benchmark's its name's part
+    (insert, query_present; static/build_cold): the two never share a row."""
     if entry.record == "benchmark":
         suite, filter_name, operation = load.split_benchmark_name(entry.cell_id)
         return {"filter": filter_name, "operation": operation if suite == "filters" else f"{suite}/{operation}",
@@ -129,7 +131,7 @@ def describe(entry: compare.Entry, timing: str) -> dict:
     keys, capacity = values.get("keys"), values.get("capacity")
     series = compare.label_of({**values, "keys": None, "capacity": None if capacity == keys else capacity},
                               entry.record)
-    return {"filter": str(values.get("filter")), "operation": timing.replace("_ns", ""),
+    return {"filter": str(values.get("filter")), "operation": timing,
             "n": keys if compare.is_number(keys) else math.nan, "series": series}
 
 

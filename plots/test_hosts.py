@@ -80,7 +80,7 @@ def test_a_2x_slowdown_reads_2_in_the_ratio_table(tmp_path, capsys):
     # 3 filters, each with insert and three lookups; two cells each (fpr 1% and 0.1%).
     assert len(rows) == 12
     assert {r[0] for r in rows} == {"bloom", "blocked_bloom", "cuckoo"}
-    assert {r[1] for r in rows} == {"insert", "query_positive", "query_negative", "query_mixed"}
+    assert {r[1] for r in rows} == {"insert_ns", "query_ns_positive", "query_ns_negative", "query_ns_mixed"}
     assert all(r[-1] == "2.00 [2.00–2.00]" and r[2] == "2" for r in rows), rows
     assert all(float(r[4]) / float(r[3]) == pytest.approx(2, rel=0.01) for r in rows)
     assert "the median ratio over 12 filter-and-operation rows (24 matched timings) is 2.00" in text
@@ -295,3 +295,15 @@ def test_the_report_renders_the_section_the_suite_names(tmp_path):
     assert "hosts" in default.sections()
     assert [(e.id, e.build) for e in default.experiments if e.kind == "micro"] == [
         ("micro", "portable"), ("micro_native", "native")]
+
+
+def test_the_speed_chart_spans_each_sides_min_to_max(tmp_path):
+    a = hosts.read_side("A", [SPACE], hosts.load.DEFAULT_SCHEMA, False)
+    b = hosts.read_side("B", [crafted(SPACE, tmp_path / "b.jsonl", scale=3.0)], hosts.load.DEFAULT_SCHEMA, False)
+    points = hosts.side_points([hosts.pair(a, b)])
+    bloom = json.loads(SPACE.read_text().splitlines()[1])  # the first cell: bloom at 1%
+    assert bloom["filter"] == "bloom"
+    row = points[(points["key"].str.contains(bloom["cell_id"])) & (points["operation"] == "insert_ns")]
+    assert sorted(zip(row["side"], row["ns_min"], row["ns_max"])) == [
+        ("A", pytest.approx(bloom["insert_ns_min"]), pytest.approx(bloom["insert_ns_max"])),
+        ("B", pytest.approx(3 * bloom["insert_ns_min"]), pytest.approx(3 * bloom["insert_ns_max"]))]
