@@ -42,7 +42,6 @@ cell in common with A): one line on stderr, nothing written.
 
 from __future__ import annotations
 
-import argparse
 import io
 import math
 import os
