@@ -246,7 +246,8 @@ def result_paths(path: Path) -> list[Path]:
 
 def read_results(path: Path, schema: Path | None, allow_incomplete: bool = False) -> list:
     """The result files at `path` (a file, or a directory of them), read and checked: files
-    that can be matched (not version 1) of finished runs (unless allow_incomplete)."""
+    that can be matched (not version 1) of finished runs (unless allow_incomplete). Raises
+    BadInput naming the file."""
     results = []
     for file in result_paths(path):
         try:
@@ -263,14 +264,19 @@ def read_results(path: Path, schema: Path | None, allow_incomplete: bool = False
     return results
 
 
-def side_of(path: Path, results: list, classes: dict[str, str]) -> Side:
-    """One side of a comparison from result files already read (or rebuilt, as history does)."""
+def entries_of(results: list, classes: dict[str, str]) -> dict[tuple, list[Entry]]:
+    """Every entry of the files by its key (a key two files share holds both)."""
     entries: dict[tuple, list[Entry]] = {}
     for result in results:
         found = entries_of_gbench(result) if result.format == "gbench" else entries_of_result(result, classes)
         for entry in found:
             entries.setdefault(entry.key, []).append(entry)
-    return Side(path, [r.path for r in results], {r.format for r in results}, entries)
+    return entries
+
+
+def side_of(path: Path, results: list, classes: dict[str, str]) -> Side:
+    """One side of a comparison from result files already read (or rebuilt, as history does)."""
+    return Side(path, [r.path for r in results], {r.format for r in results}, entries_of(results, classes))
 
 
 def read_side(path: Path, classes: dict[str, str], schema: Path | None,

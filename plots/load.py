@@ -239,8 +239,8 @@ def _read_v1(path: Path, doc: dict) -> ResultFile:
 
 def split_benchmark_name(name: str) -> tuple[str, str, str]:
     """(suite, filter, operation) of a Google Benchmark name: "<filter>/<operation>/real_time"
-    from the filters' benchmarks, or "<suite>/<filter>/<operation...>" from a benchmark
-    family's own file."""
+    from the filters' benchmarks (suite "filters"), or "<suite>/<filter>/<operation...>" from a
+    benchmark family's own file; "real_time" and "key:value" parts are left out."""
     parts = [p for p in name.split("/") if p != "real_time" and ":" not in p]
     if parts[0] in BENCHMARK_SUITES:
         return parts[0], parts[1], "/".join(parts[2:])

@@ -76,3 +76,14 @@ def log2(value: float) -> float:
 def flag(value) -> bool:
     """A boolean column that may hold NaN (field absent from the record) as False."""
     return not is_missing(value) and bool(value)
+
+
+def caches(context: dict) -> str:
+    """A run context's cache list ("L1d 49,152 B, L2 ..."): amqbench's {level, bytes} or Google
+    Benchmark's {level, size}."""
+    described = []
+    for cache in context.get("caches") or []:
+        size = cache.get("bytes", cache.get("size"))
+        described.append(f"{cache.get('level', '?')} {size:,} B" if isinstance(size, int)
+                         else f"{cache.get('level', '?')} {size}")
+    return ", ".join(described)

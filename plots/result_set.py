@@ -27,6 +27,7 @@ class Experiment:
     title: str
     section: str
     charts: tuple[str, ...] = ()
+    build: str = ""  # micro: the amqbench_micro build it ran, "portable" or "native"
 
 
 @dataclass
@@ -42,7 +43,7 @@ class Suite:
             doc = tomllib.load(handle)
         experiments = [
             Experiment(e["id"], e.get("kind", ""), e.get("title", e["id"]), e.get("section", e["id"]),
-                       tuple(e.get("charts", [])))
+                       tuple(e.get("charts", [])), e.get("build", ""))
             for e in doc.get("experiment", [])
         ]
         return cls(doc.get("suite", {}).get("name", path.stem), path, experiments)
@@ -173,12 +174,18 @@ class ResultSet:
         draw = charts.CHARTS.get(name)
         if draw is None:
             return f"_The suite asks for a chart `{name}` that plots/charts.py does not draw._"
-        out = self.directory / f"{experiment.id}_{name}.png"
-        if draw(frame, out, experiment.title) is None:
+        return self.figure(f"{experiment.id}_{name}", f"{experiment.title}: {name}",
+                           lambda out: draw(frame, out, experiment.title))
+
+    def figure(self, stem: str, alt: str, draw) -> str:
+        """A chart `draw(path)` writes as <results>/<stem>.png, as a Markdown image linked
+        relative to the report; "" when draw returns None (nothing to draw)."""
+        out = self.directory / f"{stem}.png"
+        if draw(out) is None:
             return ""
         self.drawn.append(out)
         link = Path(os.path.relpath(out.resolve(), self.report_dir.resolve())).as_posix()
-        return f"![{experiment.title}: {name}]({link})"
+        return f"![{alt}]({link})"
 
     def check(self, section: str, claim: str, evidence: str, verdict: str, tolerance: str) -> Check:
         """Record a judged claim for the report's summary; print it with .prose or .cell."""

@@ -3,17 +3,8 @@ the suite's wall time per experiment when the run left a manifest (suite_run.jso
 
 from __future__ import annotations
 
-from report_format import count, table
+from report_format import caches, count, table
 from result_set import ResultSet
-
-
-def _caches(context: dict) -> str:
-    described = []
-    for cache in context.get("caches") or []:
-        size = cache.get("bytes", cache.get("size"))
-        described.append(f"{cache.get('level', '?')} {size:,} B" if isinstance(size, int)
-                         else f"{cache.get('level', '?')} {size}")
-    return ", ".join(described)
 
 
 def _distinct(values: list[str]) -> list[str]:
@@ -28,7 +19,7 @@ def render(results: ResultSet) -> str | None:
     driver = [f.context for _, f in loaded if f.format != "gbench"]
     machines = _distinct([
         f"`{c.get('host_name')}`, {c.get('cpu_model')}, {c.get('cores')} cores"
-        + (f", caches {_caches(c)}" if c.get("caches") else "") + f"; {c.get('kernel', '?')}"
+        + (f", caches {caches(c)}" if c.get("caches") else "") + f"; {c.get('kernel', '?')}"
         + f"; BMI2 {'yes' if c.get('cpu_has_bmi2') else 'no'}, AVX2 {'yes' if c.get('cpu_has_avx2') else 'no'}"
         for c in driver])
     builds = _distinct([
