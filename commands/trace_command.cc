@@ -116,7 +116,7 @@ bool Parse(const std::vector<std::string>& args, const po::options_description& 
   return true;
 }
 
-int Stats(const std::vector<std::string>& args) {
+int StatsCommand(const std::vector<std::string>& args) {
   po::options_description options("options");
   std::string file, top = "10";
   bool json = false;
@@ -212,7 +212,7 @@ int TraceCommand(const Args& args) {
   }
   const std::vector<std::string> rest(args.begin() + 1, args.end());
   try {
-    if (args[0] == "stats") return Stats(rest);
+    if (args[0] == "stats") return StatsCommand(rest);
     if (args[0] == "synth") return Synth(rest);
     if (args[0] == "convert") return Convert(rest);
   } catch (const po::error& e) {

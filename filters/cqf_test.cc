@@ -15,6 +15,7 @@
 #include "core/stats.h"
 #include "workloads/uniform.h"
 #include "harness/stat_json.h"
+#include "filters/test_params.h"
 
 namespace amq {
 namespace {
@@ -22,14 +23,7 @@ namespace {
 using Fp = std::pair<std::uint64_t, std::uint64_t>;
 using FpCount = std::tuple<std::uint64_t, std::uint64_t, std::uint64_t>;
 
-FilterParams Params(std::size_t n, double fpr, double load, std::uint64_t seed) {
-  FilterParams p;
-  p.capacity = n;
-  p.target_fpr = fpr;
-  p.max_load = load;
-  p.seed = seed;
-  return p;
-}
+using filter_tests::Params;
 
 template <class F>
 std::vector<FpCount> Entries(const F& f) {

@@ -7,18 +7,12 @@
 #include "core/stats.h"
 #include "workloads/uniform.h"
 #include "harness/stat_json.h"
+#include "filters/test_params.h"
 
 namespace amq {
 namespace {
 
-FilterParams Params(std::size_t n, double fpr, double max_load, std::uint64_t seed = 1) {
-  FilterParams p;
-  p.capacity = n;
-  p.target_fpr = fpr;
-  p.max_load = max_load;
-  p.seed = seed;
-  return p;
-}
+using filter_tests::Params;
 
 // Seed 000's lab: n = 30,000, eps = 1%, b = 4, loads up to 0.94 -> f = 10, m = 8,192.
 TEST(Cuckoo, SizesLikeTheSeedLab) {

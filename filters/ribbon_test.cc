@@ -14,7 +14,8 @@
 namespace amq {
 namespace {
 
-FilterParams Params(std::size_t n, std::uint64_t seed, double fpr = 0.0) {
+// Ribbon is sized by its FPR alone: seed before fpr, and no load.
+FilterParams SeededParams(std::size_t n, std::uint64_t seed, double fpr = 0.0) {
   FilterParams p;
   p.capacity = n;
   p.seed = seed;
@@ -31,7 +32,7 @@ TYPED_TEST(RibbonTest, HoldsEveryKey) {
   for (std::size_t n : {0, 1, 2, 3, 64, 65, 1000, 100000}) {
     const auto keys = UniformKeys(n + 3, KeyStream::kMembers, n);
     for (int r : {1, 7, 13, 32}) {
-      const auto f = TypeParam::build(keys, Params(n, 5, std::ldexp(1.0, -r)));
+      const auto f = TypeParam::build(keys, SeededParams(n, 5, std::ldexp(1.0, -r)));
       ASSERT_EQ(f.result_bits(), r);
       EXPECT_EQ(CountContained(f, keys), n) << "false negatives at n = " << n << ", r = " << r;
       EXPECT_GE(f.build_attempts(), 1);
@@ -43,7 +44,7 @@ TYPED_TEST(RibbonTest, RepeatedKeysAreRedundantRows) {
   const auto distinct = UniformKeys(3, KeyStream::kMembers, 1000);
   std::vector<std::uint64_t> keys(distinct.begin(), distinct.end());
   keys.insert(keys.end(), distinct.begin(), distinct.begin() + 100);
-  const auto f = TypeParam::build(keys, Params(keys.size(), 9));
+  const auto f = TypeParam::build(keys, SeededParams(keys.size(), 9));
   EXPECT_EQ(CountContained(f, distinct), distinct.size());
   const Json s = StatsOf(f);
   EXPECT_EQ(s["redundant_rows"], 100);
@@ -54,7 +55,7 @@ TYPED_TEST(RibbonTest, BitsPerKeyIsRTimesSlotsOverKeys) {
   constexpr std::size_t n = 100000;
   const auto keys = UniformKeys(4, KeyStream::kMembers, n);
   for (int r : {4, 7, 8, 12}) {
-    const auto f = TypeParam::build(keys, Params(n, 1, std::ldexp(1.0, -r)));
+    const auto f = TypeParam::build(keys, SeededParams(n, 1, std::ldexp(1.0, -r)));
     const std::size_t slots = TypeParam::SlotsFor(n, TypeParam::kOverhead);
     EXPECT_EQ(f.slots(), slots);
     EXPECT_EQ(slots % TypeParam::kRibbonWidth, 0u);
@@ -68,7 +69,7 @@ TYPED_TEST(RibbonTest, BitsPerKeyIsRTimesSlotsOverKeys) {
 }
 
 TEST(Ribbon, WidthFromParams) {
-  FilterParams p = Params(1000, 1);
+  FilterParams p = SeededParams(1000, 1);
   EXPECT_EQ(Ribbon64::ResultBitsFor(p), 7);  // default 1%
   p.target_fpr = 0;
   p.bits_per_key = 8;
@@ -83,7 +84,7 @@ void ExpectFprIsTwoToMinusR(int r) {
   constexpr std::size_t kKeys = 100000, kNegatives = 1000000;
   const auto keys = UniformKeys(21, KeyStream::kMembers, kKeys);
   const auto negatives = UniformKeys(21, KeyStream::kNonMembers, kNegatives);
-  const auto f = F::build(keys, Params(kKeys, 2, std::ldexp(1.0, -r)));
+  const auto f = F::build(keys, SeededParams(kKeys, 2, std::ldexp(1.0, -r)));
   ASSERT_EQ(f.result_bits(), r);
   EXPECT_EQ(f.theory().fpr, std::ldexp(1.0, -r));
   const Interval band = BinomialBand(kNegatives, f.theory().fpr);
@@ -104,8 +105,8 @@ TEST(Ribbon, FailureIsBoundedAndReported) {
   StaticBuildOptions squeeze;
   squeeze.max_attempts = 5;
   squeeze.slots_override = 640;  // fewer slots than keys: the system is overdetermined
-  EXPECT_THROW(Ribbon64::build(keys, Params(1000, 1), squeeze), BuildFailed);
-  EXPECT_THROW(Ribbon128::build(keys, Params(1000, 1), squeeze), BuildFailed);
+  EXPECT_THROW(Ribbon64::build(keys, SeededParams(1000, 1), squeeze), BuildFailed);
+  EXPECT_THROW(Ribbon128::build(keys, SeededParams(1000, 1), squeeze), BuildFailed);
 }
 
 TEST(Ribbon, TightOverheadNeedsRetriesButStaysBounded) {
@@ -118,7 +119,7 @@ TEST(Ribbon, TightOverheadNeedsRetriesButStaysBounded) {
   int retried = 0, failed = 0;
   for (std::uint64_t seed = 0; seed < 5; ++seed) {
     try {
-      const auto f = Ribbon64::build(keys, Params(10000, seed), tight);
+      const auto f = Ribbon64::build(keys, SeededParams(10000, seed), tight);
       EXPECT_LE(f.build_attempts(), 20);
       retried += f.build_attempts() > 1;
       EXPECT_EQ(CountContained(f, keys), keys.size());

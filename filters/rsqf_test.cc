@@ -13,6 +13,7 @@
 #include "core/stats.h"
 #include "workloads/uniform.h"
 #include "harness/stat_json.h"
+#include "filters/test_params.h"
 
 namespace amq {
 namespace {
@@ -64,14 +65,7 @@ TEST(RsqfSelect, PortableAndPdepAgreeWithNaive) {
 #endif
 }
 
-FilterParams Params(std::size_t n, double fpr, double load, std::uint64_t seed) {
-  FilterParams p;
-  p.capacity = n;
-  p.target_fpr = fpr;
-  p.max_load = load;
-  p.seed = seed;
-  return p;
-}
+using filter_tests::Params;
 
 template <class F>
 std::vector<Fp> Stored(const F& f) {

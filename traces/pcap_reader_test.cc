@@ -26,10 +26,6 @@ struct Case {
   std::uint32_t caplen = 0;  // 0: the whole frame
 };
 
-const FlowKey kTcp4 = Flow("192.0.2.1", "198.51.100.7", 6, 51234, 443);
-const FlowKey kUdp4 = Flow("203.0.113.9", "192.0.2.53", 17, 40000, 53);
-const FlowKey kTcp6 = Flow("2001:db8::1", "2001:db8:1::2", 6, 50000, 80);
-const FlowKey kUdp6 = Flow("2001:db8::3", "2001:db8::4", 17, 5353, 5353);
 const FlowKey kIcmp4 = Flow("192.0.2.1", "192.0.2.2", 1);
 
 FlowKey NoPorts(FlowKey f) {
@@ -311,16 +307,6 @@ Bytes SmallCapture(const ScratchDir& dir) {
   w.Write(Ethernet(0x86dd, Ip(kTcp6)), 3);
   w.Commit();
   return ReadBytes(dir.File("good.pcap"));
-}
-
-void ExpectInputError(const std::string& path, const std::string& fragment) {
-  try {
-    ReadTrace(path, [](const TraceRecord&) {});
-    ADD_FAILURE() << path << ": no InputError";
-  } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
-    EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << "one line: " << e.what();
-  }
 }
 
 TEST(PcapReader, BadFilesAreInputErrors) {

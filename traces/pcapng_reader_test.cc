@@ -22,11 +22,6 @@ namespace {
 
 using namespace testing_frames;
 
-const FlowKey kTcp4 = Flow("192.0.2.1", "198.51.100.7", 6, 51234, 443);
-const FlowKey kUdp4 = Flow("203.0.113.9", "192.0.2.53", 17, 40000, 53);
-const FlowKey kTcp6 = Flow("2001:db8::1", "2001:db8:1::2", 6, 50000, 80);
-const FlowKey kUdp6 = Flow("2001:db8::3", "2001:db8::4", 17, 5353, 5353);
-
 constexpr int kEthernet = 1, kRaw = 101, kDltRaw = 12, kWifi = 105, kSll = 113;
 
 struct Read {
@@ -63,19 +58,6 @@ std::uint64_t Skipped(const ReadSummary& s, SkipReason reason) {
 template <typename T>
 std::vector<T> Head(const std::vector<T>& items, std::size_t n) {
   return std::vector<T>(items.begin(), items.begin() + static_cast<std::ptrdiff_t>(n));
-}
-
-// The message must name the file and contain `fragment`, on one line.
-void ExpectInputError(const std::string& path, const std::string& fragment) {
-  try {
-    ReadTrace(path, [](const TraceRecord&) {});
-    ADD_FAILURE() << "no InputError; expected '" << fragment << "'";
-  } catch (const InputError& e) {
-    const std::string what = e.what();
-    EXPECT_NE(what.find(fragment), std::string::npos) << what;
-    EXPECT_NE(what.find(path), std::string::npos) << what;
-    EXPECT_EQ(what.find('\n'), std::string::npos) << "one line: " << what;
-  }
 }
 
 void PutLe32(Bytes& bytes, std::size_t at, std::uint32_t v) {

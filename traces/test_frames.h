@@ -14,8 +14,10 @@
 #include <utility>
 #include <vector>
 
+#include "core/errors.h"
 #include "traces/flow.h"
 #include "traces/pcap_writer.h"
+#include "traces/trace_io.h"
 
 namespace amq::testing_frames {
 
@@ -209,6 +211,25 @@ inline void WriteBytes(const std::string& path, const Bytes& bytes) {
 inline Bytes ReadBytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   return Bytes(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// Flows the reader tests write and expect back: TCP and UDP over IPv4 and IPv6.
+inline const FlowKey kTcp4 = Flow("192.0.2.1", "198.51.100.7", 6, 51234, 443);
+inline const FlowKey kUdp4 = Flow("203.0.113.9", "192.0.2.53", 17, 40000, 53);
+inline const FlowKey kTcp6 = Flow("2001:db8::1", "2001:db8:1::2", 6, 50000, 80);
+inline const FlowKey kUdp6 = Flow("2001:db8::3", "2001:db8::4", 17, 5353, 5353);
+
+// Reading `path` must throw an InputError naming the file and containing `fragment`, on one line.
+inline void ExpectInputError(const std::string& path, const std::string& fragment) {
+  try {
+    ReadTrace(path, [](const TraceRecord&) {});
+    ADD_FAILURE() << path << ": no InputError; expected '" << fragment << "'";
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find(fragment), std::string::npos) << what;
+    EXPECT_NE(what.find(path), std::string::npos) << what;
+    EXPECT_EQ(what.find('\n'), std::string::npos) << "one line: " << what;
+  }
 }
 
 }  // namespace amq::testing_frames
