@@ -202,7 +202,9 @@ TEST_F(Driver, EveryCellRecordsItsEstimatedAndMeasuredMemory) {
     const double size = r["size_bytes"];
     EXPECT_GE(estimate, size + 16.0 * 1500000) << filter << ": less than the filter and its keys";
     EXPECT_LE(estimate, 2 * peak) << filter;
-    if (!kUnderAddressSanitizer) EXPECT_GE(estimate, peak / 2) << filter;
+    if (!kUnderAddressSanitizer) {
+      EXPECT_GE(estimate, peak / 2) << filter;
+    }
   }
 }
 

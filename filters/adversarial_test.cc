@@ -288,7 +288,7 @@ std::vector<KeySet> LevelDbSets(const FilterParams&) { return {}; }
 // wanted top 10 bits (1 in 1024), which is one block (or two neighbours) for up to 2^10 blocks.
 // Matching the in-block probes too (the high 32 bits) would take ~2^32 tries per key.
 std::vector<KeySet> RocksDbBloomSets() {
-  const std::uint64_t mask = SpreadSeed(kFilterSeed);
+  constexpr std::uint64_t mask = SpreadSeed(kFilterSeed);
   std::vector<KeySet> sets;
   for (std::size_t i = 0; i < kTargetedNames.size(); ++i) {
     const std::string& name = kTargetedNames[i];
@@ -300,7 +300,7 @@ std::vector<KeySet> RocksDbBloomSets() {
       set.keys = SearchKeys(
           kTargetedKeys, kTargetedKeys * 1024 * 16,
           [i](std::uint64_t j) { return UniformKey(100 + i, KeyStream::kMembers, j); },
-          [mask, wanted](std::uint64_t key) {
+          [wanted](std::uint64_t key) {
             return ((RocksDbKeyHash(key, mask) & 0xffffffffULL) >> 22) == wanted;
           });
     }
