@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <boost/program_options.hpp>
+#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -226,25 +227,21 @@ int SuiteCommand(const Args& args) {
   return broken ? 1 : 0;
 }
 
-int MergeCommand(const Args& args) {
-  std::string out_dir;
-  std::vector<std::string> shards;
-  po::options_description options(
-      "amqbench merge --out-dir DIR SHARD_DIR...: join the output directories of `amqbench suite\n"
-      "--shard K/N` runs (every K of one N, same suite file, same build) into the files one\n"
-      "unsharded run would have written.\nOptions");
-  options.add_options()("help,h", "this text")("out-dir", po::value(&out_dir), "where the merged files go")(
-      "shards", po::value(&shards)->multitoken(), "the shard output directories");
-  po::positional_options_description positional;
-  positional.add("shards", -1);
-  const po::variables_map vm = ParseOptions("merge", args, options, positional);
-  if (vm.count("help")) {
-    std::cout << options;
-    return 0;
-  }
-  if (out_dir.empty()) throw InputError("merge needs --out-dir DIR");
-  if (shards.size() < 2) throw InputError("merge needs at least two shard directories");
+namespace {
 
+// The shard number N of "K/N", checked.
+int ShardCount(const std::string& dir, const std::string& part) {
+  const std::size_t slash = part.find('/');
+  int n = 0;
+  const char* first = part.c_str() + (slash == std::string::npos ? part.size() : slash + 1);
+  const auto [end, error] = std::from_chars(first, part.c_str() + part.size(), n);
+  if (slash == std::string::npos || error != std::errc() || *end != '\0' || n < 1) {
+    throw InputError(dir + " names its shard '" + part + "', not K/N");
+  }
+  return n;
+}
+
+int MergeShards(const std::string& out_dir, const std::vector<std::string>& shards) {
   // The shards must be the N parts of one run: same suite file and quick flag, same build.
   std::vector<Json> manifests;
   std::set<std::string> parts;
@@ -255,7 +252,7 @@ int MergeCommand(const Args& args) {
     const Json& s = m["suite"];
     if (!s["shard"].is_string()) throw InputError(dir + " is not a --shard run");
     const std::string part = s["shard"];
-    const int n = std::stoi(part.substr(part.find('/') + 1));
+    const int n = ShardCount(dir, part);
     if (count == 0) count = n;
     if (n != count) throw InputError(dir + " is shard " + part + " of another split");
     if (!parts.insert(part).second) throw InputError("shard " + part + " is given twice");
@@ -350,6 +347,36 @@ int MergeCommand(const Args& args) {
   WriteJsonAtomically((fs::path(out_dir) / kManifest).string(), merged);
   std::fprintf(stderr, "amqbench: merged %zu shards into %s\n", shards.size(), out_dir.c_str());
   return 0;
+}
+
+}  // namespace
+
+int MergeCommand(const Args& args) {
+  std::string out_dir;
+  std::vector<std::string> shards;
+  po::options_description options(
+      "amqbench merge --out-dir DIR SHARD_DIR...: join the output directories of `amqbench suite\n"
+      "--shard K/N` runs (every K of one N, same suite file, same build) into the files one\n"
+      "unsharded run would have written.\nOptions");
+  options.add_options()("help,h", "this text")("out-dir", po::value(&out_dir), "where the merged files go")(
+      "shards", po::value(&shards)->multitoken(), "the shard output directories");
+  po::positional_options_description positional;
+  positional.add("shards", -1);
+  const po::variables_map vm = ParseOptions("merge", args, options, positional);
+  if (vm.count("help")) {
+    std::cout << options;
+    return 0;
+  }
+  if (out_dir.empty()) throw InputError("merge needs --out-dir DIR");
+  if (shards.size() < 2) throw InputError("merge needs at least two shard directories");
+  // A shard's manifest or result file with a field missing or of the wrong type (damaged, or
+  // written by something else) is bad input, not an internal error.
+  try {
+    return MergeShards(out_dir, shards);
+  } catch (const Json::exception& e) {
+    throw InputError("merge: a shard's files are not what `amqbench suite --shard` writes (" +
+                     std::string(e.what()) + ")");
+  }
 }
 
 }  // namespace amq

@@ -265,6 +265,22 @@ TEST_F(Suite, TwoShardsMergedEqualOneRun) {
   const Outcome mixed = Run("merge --out-dir " + (dir_ / "x").string() + " " + a.string() + " " + quick.string());
   EXPECT_EQ(mixed.status, 2);
   EXPECT_NE(mixed.err.find("another suite"), std::string::npos) << mixed.err;
+  // A damaged manifest (a field of the wrong type, a shard that is not K/N): one line, exit 2.
+  const auto damage = [&](const std::string& name, const auto& edit) {
+    const fs::path copy = dir_ / name;
+    fs::copy(a, copy, fs::copy_options::recursive);
+    json manifest = json::parse(std::ifstream(copy / "suite_run.json"));
+    edit(manifest);
+    std::ofstream(copy / "suite_run.json") << manifest.dump();
+    return copy;
+  };
+  const fs::path bad_list = damage("bad_list", [](json& m) { m["experiments"] = 5; });
+  const fs::path bad_part = damage("bad_part", [](json& m) { m["suite"]["shard"] = "1/two"; });
+  for (const fs::path& bad : {bad_list, bad_part}) {
+    const Outcome o = Run("merge --out-dir " + (dir_ / "y").string() + " " + bad.string() + " " + b.string());
+    EXPECT_EQ(o.status, 2) << bad << ": " << o.err;
+    EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << o.err;
+  }
 }
 
 // Two runs writing one file would interleave their cells: the second fails at once. A killed
