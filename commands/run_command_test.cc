@@ -112,6 +112,11 @@ TEST_F(Driver, ChurnKeepsEveryHeldKeyThroughEraseAndInsert) {
     EXPECT_EQ(r["churn_false_negatives"], 0) << r["filter"];
     EXPECT_EQ(r["false_negatives"], 0) << r["filter"];
     EXPECT_GT(r["churn_fpr"].get<double>(), 0.0) << r["filter"];
+    // Churn holds 90% of the keys, so its load and its FPR theory are those of 4,500 keys:
+    // the load exactly 0.9 times the full build's, the formula's FPR below the full build's.
+    const double load = r["load_factor"], churned = r["churn_load_factor"];
+    EXPECT_NEAR(churned, 0.9 * load, 1e-12) << r["filter"];
+    EXPECT_LT(r["churn_fpr_theory"].get<double>(), r["fpr_theory"].get<double>()) << r["filter"];
   }
 }
 

@@ -85,11 +85,15 @@ void RunChurnPhase(const CellSpec& spec, Json& record) {
                                          schedule.size() - options.resident);
   std::vector<double> churn_ns;
   ChurnOutcome outcome;
+  Theory churned{};  // the formula at the state churn leaves: 90% of the full build's load
+  double churned_load = 0;
   for (int pass = 0; pass < spec.repeats; ++pass) {
     F filter(spec.params);
     std::vector<std::uint64_t> refused;
     (void)RunChurn(filter, fill, refused);
     churn_ns.push_back(TimeNs([&] { outcome = RunChurn(filter, churn, refused); }));
+    churned = filter.theory();
+    if constexpr (HasLoadFactor<F>) churned_load = filter.load_factor();
   }
   PutTiming(record, "churn_ns", churn_ns, churn.size());
   record["churn_rounds"] = spec.churn_rounds;
@@ -100,6 +104,10 @@ void RunChurnPhase(const CellSpec& spec, Json& record) {
   record["churn_fpr"] = outcome.negative_queries
                             ? Json(static_cast<double>(outcome.false_positives) / outcome.negative_queries)
                             : Json(nullptr);
+  // churn_fpr is measured at the resident load, so its theory is taken there too, not at the
+  // full build's load that fpr_theory describes.
+  record["churn_fpr_theory"] = churned.fpr;
+  if constexpr (HasLoadFactor<F>) record["churn_load_factor"] = churned_load;
   record["false_negatives"] = record["false_negatives"].get<std::size_t>() + outcome.false_negatives;
 }
 

@@ -81,6 +81,8 @@ const std::vector<FieldSpec> kRecordFields = {
     {"churn_false_negatives", "integer", "queries", "churn queries about held keys answered absent (also in false_negatives)", "filters, churn"},
     {"churn_insert_failures", "integer", "count", "churn inserts the filter refused", "filters, churn"},
     {"churn_fpr", "number|null", "fraction", "churn queries about non-members answered present / those queries", "filters, churn"},
+    {"churn_fpr_theory", "number", "fraction", "FPR the family's formula predicts in the state churn leaves (at churn_load_factor, not load_factor)", "filters, churn"},
+    {"churn_load_factor", "number", "fraction", "table families: occupied slots / slots after churn (about 90% of load_factor)", "filters, churn"},
     {"stream_negative_queries", "integer", "queries", "stream queries about non-members (repeats count each time)", kFilters},
     {"stream_false_positives", "integer", "queries", "stream queries about non-members answered present", kFilters},
     {"stream_fpr", "number|null", "fraction", "stream_false_positives / stream_negative_queries: the FPR the stream's users see", kFilters},

@@ -125,3 +125,17 @@ def test_make_plots_draws_the_suites_charts_for_one_file(tmp_path, capsys):
     bad = tmp_path / "bad.json"
     bad.write_text("[]")
     assert make_plots.main(["--suite", str(SUITE), str(bad)]) == 2
+
+
+def test_churn_theory_is_the_recorded_one_when_present():
+    """Since churn_fpr_theory is recorded, the churn section uses the filter's own formula in
+    the state churn left it in; older files fall back to the formula evaluated at the scaled load."""
+    from sections import churn
+    old = {"family": "bloom", "fpr_theory": 0.01, "load_factor": 0.8, "churn_resident": 900,
+           "keys_inserted": 1000}
+    assert churn.theory_at_churn_load(old) == pytest.approx(0.009)
+    assert churn.churn_load(old) == pytest.approx(0.72)
+    new = dict(old, churn_fpr_theory=0.0042, churn_load_factor=0.7)
+    assert churn.theory_at_churn_load(new) == 0.0042
+    assert churn.churn_load(new) == 0.7
+    assert churn.theory_at_churn_load(dict(old, churn_fpr_theory=float("nan"))) == pytest.approx(0.009)

@@ -13,9 +13,24 @@ EXPERIMENT = "churn"
 FPR_TOL = 0.10  # churn FPR against theory at the churn load (no interval is recorded for it)
 
 
+def present(row: dict, field: str) -> bool:
+    return field in row and row[field] is not None and row[field] == row[field]  # NaN: absent
+
+
+def churn_load(row: dict) -> float:
+    """The load churn runs at: recorded after churn, or the full build's scaled to the resident keys."""
+    if present(row, "churn_load_factor"):
+        return row["churn_load_factor"]
+    return row["load_factor"] * row["churn_resident"] / row["keys_inserted"]
+
+
 def theory_at_churn_load(row: dict) -> float:
-    """The family's FPR formula at the load churn runs at (resident keys, not the full build)."""
-    load = row["load_factor"] * row["churn_resident"] / row["keys_inserted"]
+    """The family's FPR formula at the load churn runs at (resident keys, not the full build):
+    the filter's own theory in the state churn left it in, as recorded since churn_fpr_theory
+    exists; for older files, the formula evaluated here."""
+    if present(row, "churn_fpr_theory"):
+        return row["churn_fpr_theory"]
+    load = churn_load(row)
     if row["family"] == "cuckoo":
         return float(theory.cuckoo_fpr(row["fingerprint_bits"], load, int(row["slots_per_bucket"])))
     if row["family"] == "quotient":
@@ -31,12 +46,12 @@ def render(results: ResultSet) -> str | None:
     rows, lines = [], []
     for r in frame.to_dict("records"):
         expected = theory_at_churn_load(r)
-        churn_load = r["load_factor"] * r["churn_resident"] / r["keys_inserted"]
+        load = churn_load(r)
         check = results.check(SECTION, f"{r['filter']}'s FPR formula during churn",
-                              f"{pct(r['churn_fpr'])} against {pct(expected)} at load {churn_load:.3f}",
+                              f"{pct(r['churn_fpr'])} against {pct(expected)} at load {load:.3f}",
                               stats.verdict(r["churn_fpr"], expected, rel_tol=FPR_TOL),
                               stats.tolerance_text(FPR_TOL))
-        rows.append([r["filter"], f"{r['load_factor']:.3f}", f"{churn_load:.3f}", count(r["churn_ops"]),
+        rows.append([r["filter"], f"{r['load_factor']:.3f}", f"{load:.3f}", count(r["churn_ops"]),
                      timing(r, "churn_ns"), count(r["churn_false_negatives"]), count(r["churn_insert_failures"]),
                      pct(r["churn_fpr"]), pct(expected), check.cell])
     lines.append(common.false_negative_check(results, SECTION, frame, "churn_false_negatives").prose)
