@@ -1,5 +1,6 @@
 // harness/micro_bench_test.cc - n as a Google Benchmark argument: --keys takes one n or a list,
-// a list registers one benchmark per (filter, operation, n) and each names its n.
+// a list registers one benchmark per (filter, operation, n) and each names its n, and the micro
+// kind passes the list on and estimates the memory its largest n needs.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
@@ -13,6 +14,7 @@
 #include <sstream>
 #include <string>
 
+#include "harness/micro_experiment.h"
 #include "harness/micro_size.h"
 #include "harness/registry.h"
 
@@ -99,6 +101,28 @@ TEST(MicroKeys, ABadListIsRefusedWithExitStatus2) {
   for (const char* bad : {"--keys=10", "--keys=1024,1024", "--keys=1024,abc"}) {
     EXPECT_EQ(RunMicro(std::string(bad) + " --benchmark_list_tests=true").status, 2) << bad;
   }
+}
+
+// The micro kind at 2^26 keys: the key buffers alone are 1 GiB, and the filter part is
+// extrapolated from builds at 2^19 and 2^18 keys (bloom at 1%: about 9.6 bits a key).
+TEST(MicroKeys, TheMicroKindEstimatesItsLargestN) {
+  MicroParams p;
+  p.filters = {"bloom"};
+  p.binary = AMQ_MICRO_BINARY;
+  p.keys = {1024, std::size_t{1} << 26};
+  const auto plan = MakeMicroPlan(p);
+  const std::optional<MemoryEstimate> estimate = plan->EstimateMemory(0);
+  ASSERT_TRUE(estimate.has_value());
+  EXPECT_EQ(estimate->buffer_bytes, std::uint64_t{1} << 30);
+  EXPECT_EQ(estimate->scale, 128u);
+  const double bloom_bytes = (std::size_t{1} << 26) * 9.6 / 8;
+  EXPECT_GT(estimate->filter_bytes, 1.5 * bloom_bytes);
+  EXPECT_LT(estimate->filter_bytes, 4.0 * bloom_bytes);
+  // A list of n costs more than one n: the suite's ETA and shards see the difference.
+  MicroParams one = p;
+  one.keys = {1024};
+  EXPECT_GT(plan->cells()[0].cost, MakeMicroPlan(one)->cells()[0].cost);
+  EXPECT_NE(plan->cells()[0].cell_id, MakeMicroPlan(one)->cells()[0].cell_id);
 }
 
 }  // namespace
