@@ -15,6 +15,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
+import load  # noqa: E402
 import reference  # noqa: E402
 import theory  # noqa: E402
 
@@ -266,7 +267,7 @@ def speed(frame: pd.DataFrame, out: Path, title: str) -> Path | None:
     if "ns_per_key" not in frame or "aggregate" not in frame:
         return None
     runs = frame[(frame["aggregate"] == "iteration") & (frame["suite"] == "filters")]
-    runs = runs.dropna(subset=["ns_per_key"])
+    runs = load.at_one_n(runs.dropna(subset=["ns_per_key"]))
     if runs.empty:
         return None
     groups = [("insert or build", ("insert", "build")), ("lookup, present", ("query_present",)),
