@@ -13,6 +13,7 @@
 #include <string>
 #include <thread>
 
+#include "harness/cache_sizes.h"
 #include "harness/result_file.h"
 
 namespace amq {
@@ -41,27 +42,15 @@ bool CpuHasFlag(const std::string& flag) {
   return false;
 }
 
-// Cache sizes as the kernel reports them for CPU 0 (level, type, size string such as "32K").
+// Cache sizes as the kernel reports them for CPU 0 (level, type, size string such as "32K"),
+// or, where a VM exposes no cache directory in sysfs, glibc's (level name and bytes).
 Json Caches() {
   Json caches = Json::array();
-  for (int index = 0; index < 8; ++index) {
-    const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index) + "/";
-    std::ifstream level(dir + "level"), type(dir + "type"), size(dir + "size");
-    if (!level || !type || !size) break;
-    std::string l, t, s;
-    std::getline(level, l);
-    std::getline(type, t);
-    std::getline(size, s);
-    caches.push_back({{"level", std::stoi(l)}, {"type", t}, {"size", s}});
-  }
-  if (caches.empty()) {
-    // Some VMs expose no cache directory in sysfs; glibc still knows the sizes from CPUID.
-    const std::pair<const char*, int> levels[] = {{"L1d", _SC_LEVEL1_DCACHE_SIZE},
-                                                  {"L2", _SC_LEVEL2_CACHE_SIZE},
-                                                  {"L3", _SC_LEVEL3_CACHE_SIZE}};
-    for (const auto& [name, key] : levels) {
-      const long bytes = sysconf(key);
-      if (bytes > 0) caches.push_back({{"level", name}, {"bytes", bytes}});
+  for (const CacheSize& c : CacheSizes()) {
+    if (c.from_sysfs) {
+      caches.push_back({{"level", c.level}, {"type", c.type}, {"size", c.size_text}});
+    } else {
+      caches.push_back({{"level", c.name}, {"bytes", c.bytes}});
     }
   }
   return caches;

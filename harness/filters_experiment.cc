@@ -6,7 +6,6 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <map>
 #include <sstream>
 
 #include "core/errors.h"
@@ -127,8 +126,7 @@ class FiltersPlan : public ExperimentPlan {
     const Group& group = groups_[cell.group];
     if (!group.source) return std::nullopt;
     const std::size_t capacity = p_.capacity ? *p_.capacity : group.n;
-    const std::uint64_t scale = EstimateScale(std::max(capacity, group.n));
-    // Up to 2^19 keys the cell itself is measured; above, the line through two smaller builds.
+    const std::size_t size = std::max(capacity, group.n);
     const auto measure = [&](std::uint64_t divisor) {
       FilterParams scaled;
       scaled.capacity = static_cast<std::size_t>((capacity + divisor - 1) / divisor);
@@ -138,30 +136,14 @@ class FiltersPlan : public ExperimentPlan {
       scaled.seed = p_.seed;
       scaled.max_kicks = p_.max_kicks;
       const std::size_t keys = static_cast<std::size_t>((group.n + divisor - 1) / divisor);
-      // Suite experiments share many cells' shapes: one measurement serves them all.
-      static std::map<std::string, std::optional<std::uint64_t>> measured;
-      std::ostringstream key;
-      key << cell.filter->name << ' ' << scaled.capacity << ' ' << keys << ' ' << scaled.target_fpr
-          << ' ' << scaled.bits_per_key << ' ' << scaled.max_load << ' ' << scaled.max_kicks << ' '
-          << scaled.seed;
-      auto it = measured.find(key.str());
-      if (it == measured.end()) {
-        it = measured.emplace(key.str(), cell.filter->measure_build_bytes(scaled, keys)).first;
-      }
-      return it->second;
+      return MeasureBuildBytesOnce(cell.filter->name, cell.filter->measure_build_bytes, scaled,
+                                   keys);
     };
     MemoryEstimate e;
-    e.scale = scale;
-    const auto large = measure(scale);
-    if (!large) return std::nullopt;
-    e.filter_bytes = *large;
-    if (scale > 1) {
-      const auto small = measure(scale * 2);
-      if (!small) return std::nullopt;
-      const double size = double(std::max(capacity, group.n));
-      e.filter_bytes = ExtendLine(size / double(scale * 2), double(*small), size / double(scale),
-                                  double(*large), size);
-    }
+    e.scale = EstimateScale(size);
+    const std::optional<std::uint64_t> filter_bytes = ExtrapolatedBuildBytes(size, measure);
+    if (!filter_bytes) return std::nullopt;
+    e.filter_bytes = *filter_bytes;
     e.buffer_bytes = CellBufferBytes(group.n, p_.queries);
     // A churn schedule holds one step (key, operation) per fill, erase, insert and query.
     if (p_.churn_rounds > 0) e.buffer_bytes += 16 * (group.n + p_.churn_rounds * (2 + p_.churn_queries));

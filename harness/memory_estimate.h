@@ -17,7 +17,11 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <map>
 #include <optional>
+#include <sstream>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/filter.h"
@@ -39,6 +43,20 @@ inline std::uint64_t ExtendLine(double x1, double y1, double x2, double y2, doub
   return static_cast<std::uint64_t>(y2 + slope * (x - x2));
 }
 
+// Peak bytes of one build at `size` keys, from measure(divisor) - the peak of a build at
+// 1/divisor of the size, or nullopt when it could not be measured: up to 2^19 keys the build
+// itself, above that the line through builds at 1/scale and 1/(2 scale) of the size, extended.
+template <class Measure>
+std::optional<std::uint64_t> ExtrapolatedBuildBytes(std::size_t size, Measure&& measure) {
+  const std::uint64_t scale = EstimateScale(size);
+  const std::optional<std::uint64_t> large = measure(scale);
+  if (!large || scale == 1) return large;
+  const std::optional<std::uint64_t> small = measure(scale * 2);
+  if (!small) return std::nullopt;
+  const double x = double(size);
+  return ExtendLine(x / double(scale * 2), double(*small), x / double(scale), double(*large), x);
+}
+
 // Peak bytes one build of F at these params and this many keys adds, measured in a child.
 template <Filter F>
 std::optional<std::uint64_t> MeasureBuildBytes(const FilterParams& params, std::size_t keys) {
@@ -55,6 +73,23 @@ std::optional<std::uint64_t> MeasureBuildBytes(const FilterParams& params, std::
       for (std::uint64_t key : members) (void)filter.insert(key);
     }
   });
+}
+
+// A filter's measure_build_bytes (harness/registry.h), measured once per process for each
+// (filter, parameters, keys): a suite's experiments share many cells' shapes.
+using BuildBytesMeasure = std::optional<std::uint64_t> (*)(const FilterParams&, std::size_t keys);
+inline std::optional<std::uint64_t> MeasureBuildBytesOnce(std::string_view filter,
+                                                          BuildBytesMeasure measure,
+                                                          const FilterParams& params,
+                                                          std::size_t keys) {
+  static std::map<std::string, std::optional<std::uint64_t>> measured;
+  std::ostringstream key;
+  key << filter << ' ' << params.capacity << ' ' << keys << ' ' << params.target_fpr << ' '
+      << params.bits_per_key << ' ' << params.max_load << ' ' << params.max_kicks << ' '
+      << params.seed;
+  auto it = measured.find(key.str());
+  if (it == measured.end()) it = measured.emplace(key.str(), measure(params, keys)).first;
+  return it->second;
 }
 
 // Bytes of the key and query buffers a filters cell holds while it runs.

@@ -1,67 +1,74 @@
 // harness/micro_bench.cc - amqbench_micro: Google Benchmark micro-benchmarks of insert (or
-// build) and query for every filter in filters/all.h, at n = 10^6 keys by default.
+// build) and query for every filter in filters/all.h, at each n of --keys (default 10^6 keys;
+// harness/micro_size.h). Names:
+// "<filter>/<insert|build|query_present|query_absent>/n:<n>/real_time".
 //
 // Reproduces the shape of FastFilter's bulk-insert-and-query table (REFERENCE_NUMBERS.md §2):
 // there, on this machine class, Cuckoo12 inserts at ~39-44 ns/key and queries at ~7-9.7,
 // Bloom12 queries at ~9-14 (present) and ~19-24 ns/key (absent), blocked Bloom at ~4-6.
-// Run: build/amqbench_micro --benchmark_repetitions=5 (about a minute per filter).
+// Run: build/amqbench_micro --benchmark_repetitions=5 (about a minute per filter); against n:
+// build/amqbench_micro --keys=1024,16384,262144,4194304 --benchmark_filter='^(bloom|xor8)/'.
 // Each benchmark checks for false negatives before it times anything, and reports
-// ns_per_key (time / keys) as a counter beside Google Benchmark's own fields.
+// ns_per_key (time / keys) as a counter beside Google Benchmark's own fields; the query
+// benchmarks add bits_per_key, the size of the filter they probe. Key buffers are
+// generated once, outside any timed region; every timed loop is a kernel of harness/kernels.h
+// (or a static filter's own build), called directly for the filter type.
 #include <benchmark/benchmark.h>
-
 #include <malloc.h>
 
 #include <cstdio>
-
+#include <memory>
+#include <span>
 #include <string>
 
 #include "filters/all.h"
+#include "harness/cache_sizes.h"
 #include "harness/kernels.h"
 #include "harness/micro_size.h"
-#include "workloads/uniform.h"
 
 namespace amq {
 namespace {
 
-
-FilterParams MicroParams() {
-  FilterParams p;
-  p.capacity = MicroKeys();
-  p.target_fpr = 0.01;
-  // 10^6 keys at the default 0.95 would need 263,158 buckets and get 2^19, leaving a cuckoo
-  // table half empty; 0.96 keeps 2^18 buckets, load 0.954, close to FastFilter's 0.94.
-  p.max_load = 0.96;
-  p.seed = 1;
-  return p;
+// Every n inserts and queries a prefix of the same keys (seed 1).
+std::span<const std::uint64_t> Members(std::size_t n) {
+  return MicroKeyPrefix<1, KeyStream::kMembers>(n);
 }
-
-const std::vector<std::uint64_t>& Members() {
-  static const auto keys = UniformKeys(1, KeyStream::kMembers, MicroKeys());
-  return keys;
-}
-const std::vector<std::uint64_t>& NonMembers() {
-  static const auto keys = UniformKeys(1, KeyStream::kNonMembers, MicroKeys());
-  return keys;
+std::span<const std::uint64_t> NonMembers(std::size_t n) {
+  return MicroKeyPrefix<1, KeyStream::kNonMembers>(n);
 }
 
 void ReportPerKey(benchmark::State& state, std::size_t keys) {
-  state.counters["ns_per_key"] = benchmark::Counter(
-      static_cast<double>(keys), benchmark::Counter::kIsIterationInvariantRate |
-                                     benchmark::Counter::kInvert);
+  state.counters["ns_per_key"] =
+      benchmark::Counter(static_cast<double>(keys), benchmark::Counter::kIsIterationInvariantRate |
+                                                        benchmark::Counter::kInvert);
 }
 
-// Insert all keys into a fresh filter (dynamic), or build it (static). A dynamic filter's
-// constructor allocates and zeroes its table outside the timed region; the first iteration
-// of a static build is as warm as the rest because the allocator keeps freed memory.
+// Insert n keys into a fresh filter (dynamic), or build it (static), on pre-faulted memory. A
+// dynamic filter's constructor allocates and zeroes its table outside the timed region. A
+// static filter is built once untimed first (that build is also its false-negative check):
+// main() keeps freed memory in the process, so the timed builds reuse pages already mapped.
 template <Filter F>
 void BM_Build(benchmark::State& state) {
-  const auto& keys = Members();
-  const FilterParams params = MicroParams();
-  for (auto _ : state) {
-    if constexpr (StaticFilter<F>) {
+  const std::size_t n = static_cast<std::size_t>(state.range(0));
+  const auto keys = Members(n);
+  const FilterParams params = MicroFilterParams(n);
+  if constexpr (StaticFilter<F>) {
+    {
+      const F warm = F::build(keys, params);
+      if (CountContained(warm, keys) != n) {
+        state.SkipWithError("false negatives");
+        return;
+      }
+    }
+    for (auto _ : state) {
       F filter = F::build(keys, params);
       benchmark::DoNotOptimize(filter);
-    } else {
+      state.PauseTiming();
+      { F discard = std::move(filter); }  // free outside the timed region
+      state.ResumeTiming();
+    }
+  } else {
+    for (auto _ : state) {
       state.PauseTiming();
       F filter(params);
       std::vector<std::size_t> failed;
@@ -78,38 +85,72 @@ void BM_Build(benchmark::State& state) {
       state.ResumeTiming();
     }
   }
-  ReportPerKey(state, keys.size());
+  ReportPerKey(state, n);
+}
+
+// The filter the query benchmarks probe, held between calls: Google Benchmark calls a benchmark
+// once per repetition (and again while it sizes the iteration count), and at n = 2^26 a build
+// takes seconds. One filter is held at a time - the last (type, n) asked for - so memory holds
+// at most one beside what the running benchmark builds.
+struct HeldFilter {
+  const void* type = nullptr;  // the address of a per-type tag
+  std::size_t n = 0;
+  bool holds_every_key = false;  // the false-negative check, made once after the build
+  std::shared_ptr<const void> built;
+};
+
+HeldFilter& SharedHeldFilter() {
+  static HeldFilter held;
+  return held;
+}
+
+template <Filter F>
+const Built<F>& BuiltFor(std::size_t n, bool& holds_every_key) {
+  static const char tag = 0;
+  HeldFilter& slot = SharedHeldFilter();
+  if (slot.type != &tag || slot.n != n) {
+    slot.built.reset();  // free the previous filter before building the next
+    auto built = std::make_shared<const Built<F>>(Build<F>(Members(n), MicroFilterParams(n)));
+    slot.holds_every_key = CountContained(built->filter, Members(n)) == n;
+    slot.built = std::move(built);
+    slot.type = &tag;
+    slot.n = n;
+  }
+  holds_every_key = slot.holds_every_key;
+  return *static_cast<const Built<F>*>(slot.built.get());
 }
 
 template <Filter F>
 void BM_Query(benchmark::State& state, bool members) {
-  const auto& keys = Members();
-  const auto built = Build<F>(keys, MicroParams());
-  if (CountContained(built.filter, keys) != keys.size()) {
+  const std::size_t n = static_cast<std::size_t>(state.range(0));
+  bool holds_every_key = false;
+  const Built<F>& built = BuiltFor<F>(n, holds_every_key);
+  if (!holds_every_key) {
     state.SkipWithError("false negatives");
     return;
   }
-  const auto& queries = members ? keys : NonMembers();
+  const auto queries = members ? Members(n) : NonMembers(n);
   for (auto _ : state) benchmark::DoNotOptimize(CountContained(built.filter, queries));
-  ReportPerKey(state, queries.size());
+  ReportPerKey(state, n);
+  // How much memory the lookups range over: plots mark where a filter outgrows each cache.
+  state.counters["bits_per_key"] = 8.0 * double(built.filter.size_in_bytes()) / double(n);
+}
+
+// One benchmark per n of --keys, named ".../n:<n>/real_time".
+benchmark::internal::Benchmark* AtEveryN(benchmark::internal::Benchmark* b) {
+  return AtEachMicroN(b)->Unit(benchmark::kMillisecond)->UseRealTime();
 }
 
 template <class... Fs>
 void RegisterAll(TypeList<Fs...>) {
-  (benchmark::RegisterBenchmark((std::string(Fs::kName) + (StaticFilter<Fs> ? "/build" : "/insert")).c_str(),
-                                BM_Build<Fs>)
-       ->Unit(benchmark::kMillisecond)
-       ->UseRealTime(),
+  (AtEveryN(benchmark::RegisterBenchmark(
+       (std::string(Fs::kName) + (StaticFilter<Fs> ? "/build" : "/insert")).c_str(), BM_Build<Fs>)),
    ...);
-  (benchmark::RegisterBenchmark((std::string(Fs::kName) + "/query_present").c_str(),
-                                [](benchmark::State& s) { BM_Query<Fs>(s, true); })
-       ->Unit(benchmark::kMillisecond)
-       ->UseRealTime(),
+  (AtEveryN(benchmark::RegisterBenchmark((std::string(Fs::kName) + "/query_present").c_str(),
+                                         [](benchmark::State& s) { BM_Query<Fs>(s, true); })),
    ...);
-  (benchmark::RegisterBenchmark((std::string(Fs::kName) + "/query_absent").c_str(),
-                                [](benchmark::State& s) { BM_Query<Fs>(s, false); })
-       ->Unit(benchmark::kMillisecond)
-       ->UseRealTime(),
+  (AtEveryN(benchmark::RegisterBenchmark((std::string(Fs::kName) + "/query_absent").c_str(),
+                                         [](benchmark::State& s) { BM_Query<Fs>(s, false); })),
    ...);
 }
 
@@ -120,10 +161,17 @@ int main(int argc, char** argv) {
   mallopt(M_MMAP_THRESHOLD, 1 << 30);  // keep freed memory for the next build: warm pages
   mallopt(M_TRIM_THRESHOLD, -1);
   if (!amq::TakeMicroKeysFlag(argc, argv)) {
-    std::fprintf(stderr, "amqbench_micro: --keys=N takes a whole number in [1000, 10^9]\n");
+    std::fprintf(stderr,
+                 "amqbench_micro: --keys=N or --keys=N1,N2,... takes whole numbers in [1000, 10^9],"
+                 " each once\n");
     return 2;
   }
   amq::RegisterAll(amq::AllFilters{});
+  for (void (*registration)() : amq::KeysFlagRegistrations()) registration();
+  // The n list and the caches go into Google Benchmark's context: plots/load.py reads n of
+  // names without one from "keys", and marks the caches on charts against n.
+  benchmark::AddCustomContext("keys", amq::MicroKeysText(amq::MicroKeyCounts()));
+  benchmark::AddCustomContext("amq_caches", amq::DataCacheText(amq::CacheSizes()));
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
   benchmark::RunSpecifiedBenchmarks();

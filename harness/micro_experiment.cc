@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
@@ -14,6 +15,9 @@
 
 #include "core/errors.h"
 #include "harness/cell_id.h"
+#include "harness/memory_estimate.h"
+#include "harness/micro_size.h"
+#include "harness/registry.h"
 #include "harness/runner.h"
 
 extern char** environ;
@@ -43,13 +47,17 @@ class MicroPlan : public ExperimentPlan {
                      {"build", p_.build},
                      {"repetitions", p_.repetitions},
                      {"min_time", p_.min_time}};
+    if (!p_.keys.empty()) cell.identity["keys"] = p_.keys;
     cell.cell_id = CellId(cell.identity);
     // Cost units are key operations, about 10^7 a second here: each benchmark repetition runs
-    // for about 0.6 s (Google Benchmark's 0.5 s minimum and its setup); a filter has three
-    // benchmarks, a family prefix about twenty.
+    // for about 0.6 s (Google Benchmark's 0.5 s minimum and its setup) plus a few passes over
+    // its n keys (an untimed build, then at least one timed pass); a filter has three
+    // benchmarks per n, a family prefix about twenty.
     const double min_time = p_.min_time > 0 ? p_.min_time : 0.5;
+    double per_benchmark = 0;
+    for (std::size_t n : KeyCounts()) per_benchmark += 1e7 * (min_time + 0.1) + 4.0 * double(n);
     const double benchmarks = 3.0 * double(p_.filters.size()) + 20.0 * double(p_.benchmarks.size());
-    cell.cost = 1e7 * (min_time + 0.1) * benchmarks * p_.repetitions;
+    cell.cost = per_benchmark * benchmarks * p_.repetitions;
     cell.label = "amqbench_micro (" + p_.build + ")";
     cells_.push_back(cell);
   }
@@ -58,6 +66,31 @@ class MicroPlan : public ExperimentPlan {
   std::vector<Json> Run(std::size_t) override { return {}; }
   std::string Describe(const Json&) const override { return ""; }
   bool RunsItself() const override { return true; }
+
+  // At the largest n: the key buffers (members and non-members; the family benchmarks have
+  // their own), and twice the largest build among the filters, measured scaled down as the
+  // filters kind measures its cells - the query benchmarks hold one filter while a family
+  // benchmark may build another. Family benchmarks' filters beyond that are not estimated.
+  std::optional<MemoryEstimate> EstimateMemory(std::size_t) override {
+    const std::vector<std::size_t> counts = KeyCounts();
+    const std::size_t n = *std::max_element(counts.begin(), counts.end());
+    MemoryEstimate e;
+    e.scale = EstimateScale(n);
+    for (const std::string& name : p_.filters) {
+      const FilterEntry* filter = FindFilter(name);
+      if (!filter) continue;
+      const auto bytes = ExtrapolatedBuildBytes(n, [&](std::uint64_t divisor) {
+        const FilterParams scaled =
+            MicroFilterParams(static_cast<std::size_t>((n + divisor - 1) / divisor));
+        return MeasureBuildBytesOnce(filter->name, filter->measure_build_bytes, scaled,
+                                     scaled.capacity);
+      });
+      if (!bytes) return std::nullopt;
+      e.filter_bytes = std::max(e.filter_bytes, 2 * *bytes);
+    }
+    e.buffer_bytes = 2 * 8 * std::uint64_t{n} * (p_.benchmarks.empty() ? 1 : 2);
+    return e;
+  }
 
   std::string SkipReason() const override {
     if (access(p_.binary.c_str(), X_OK) != 0) {
@@ -77,6 +110,7 @@ class MicroPlan : public ExperimentPlan {
                                      "--benchmark_filter=" + MicroBenchmarkFilter(p_),
                                      "--benchmark_repetitions=" + std::to_string(p_.repetitions),
                                      "--benchmark_out=" + temp, "--benchmark_out_format=json"};
+    if (!p_.keys.empty()) args.push_back("--keys=" + MicroKeysText(p_.keys));
     if (p_.min_time > 0) {
       std::ostringstream t;
       t << "--benchmark_min_time=" << p_.min_time;
@@ -120,6 +154,10 @@ class MicroPlan : public ExperimentPlan {
   }
 
  private:
+  std::vector<std::size_t> KeyCounts() const {
+    return p_.keys.empty() ? std::vector<std::size_t>{kMicroDefaultKeys} : p_.keys;
+  }
+
   MicroParams p_;
   std::vector<CellPlan> cells_;
 };

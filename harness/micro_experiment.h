@@ -2,9 +2,11 @@
 // (harness/micro_bench.cc and the family benchmark files) for the filters a suite selects, run
 // as one cell whose output is Google Benchmark's own JSON (<out-dir>/<id>.json), which every
 // tool that reads gbench output understands. A -march=native build is a second binary; where it
-// is missing the experiment is skipped and the run says why.
+// is missing the experiment is skipped and the run says why. `keys` is amqbench_micro's --keys: a
+// list of n gives one benchmark per (filter, operation, n); empty, the binary's default 10^6.
 #pragma once
 
+#include <cstddef>
 #include <memory>
 #include <string>
 #include <vector>
@@ -18,6 +20,7 @@ struct MicroParams {
   std::vector<std::string> benchmarks;  // family benchmarks: regular-expression prefixes ("static")
   std::string build = "portable";
   std::string binary;                   // the amqbench_micro to run
+  std::vector<std::size_t> keys;        // n of every size-taking benchmark; empty: 10^6
   int repetitions = 5;
   double min_time = 0;                  // 0: Google Benchmark's default
 };

@@ -1,9 +1,10 @@
-// harness/static_bench.cc - build and query of the static filters at n = 10^6, the shape of
-// FastFilter's bulk-insert-and-query table (REFERENCE_NUMBERS.md §2). There, on this machine
-// class, median / best ns per key: BinaryFuse8 build 52 / 38, query 8.5 / 5; Xor8 build
-// 301 / 235, query 6.5 / 5; StandardRibbon64 (r = 7) build 60 / 38, query 14-29.
+// harness/static_bench.cc - build and query of the static filters at each n of --keys (default
+// 10^6: harness/micro_size.h), the shape of FastFilter's bulk-insert-and-query table
+// (REFERENCE_NUMBERS.md §2). There, at n = 10^6 on this machine class, median / best ns per key:
+// BinaryFuse8 build 52 / 38, query 8.5 / 5; Xor8 build 301 / 235, query 6.5 / 5;
+// StandardRibbon64 (r = 7) build 60 / 38, query 14-29.
 // Run: build/amqbench_micro --benchmark_filter='^static/' --benchmark_repetitions=5
-// (about a minute).
+// (about a minute). Names: static/<filter>/<operation>/n:<n>/real_time.
 //
 // Memory: harness/micro_bench.cc's main keeps freed memory in the process (mallopt), and each
 // build benchmark here first builds once untimed, so the timed builds reuse pages that are
@@ -16,6 +17,7 @@
 #include <malloc.h>
 
 #include <cmath>
+#include <span>
 #include <string>
 
 #include "filters/binary_fuse.h"
@@ -23,27 +25,24 @@
 #include "filters/xor.h"
 #include "harness/kernels.h"
 #include "harness/micro_size.h"
-#include "workloads/uniform.h"
 
 namespace amq {
 namespace {
 
-
-FilterParams StaticParams() {
+FilterParams StaticParams(std::size_t n) {
   FilterParams p;
-  p.capacity = MicroKeys();
+  p.capacity = n;
   p.target_fpr = std::ldexp(1.0, -7);  // Ribbon r = 7; the fixed-width filters ignore it
   p.seed = 1;
   return p;
 }
 
-const std::vector<std::uint64_t>& StaticMembers() {
-  static const auto keys = UniformKeys(2, KeyStream::kMembers, MicroKeys());
-  return keys;
+// Keys of their own (seed 2), a prefix of the same buffers at every n.
+std::span<const std::uint64_t> StaticMembers(std::size_t n) {
+  return MicroKeyPrefix<2, KeyStream::kMembers>(n);
 }
-const std::vector<std::uint64_t>& StaticNonMembers() {
-  static const auto keys = UniformKeys(2, KeyStream::kNonMembers, MicroKeys());
-  return keys;
+std::span<const std::uint64_t> StaticNonMembers(std::size_t n) {
+  return MicroKeyPrefix<2, KeyStream::kNonMembers>(n);
 }
 
 void PerKey(benchmark::State& state, std::size_t keys) {
@@ -54,8 +53,9 @@ void PerKey(benchmark::State& state, std::size_t keys) {
 
 template <class F>
 void BM_StaticBuild(benchmark::State& state, bool cold) {
-  const auto& keys = StaticMembers();
-  const FilterParams params = StaticParams();
+  const std::size_t n = static_cast<std::size_t>(state.range(0));
+  const auto keys = StaticMembers(n);
+  const FilterParams params = StaticParams(n);
   {
     const F warm = F::build(keys, params);  // maps the pages; also the correctness check
     if (CountContained(warm, keys) != keys.size()) {
@@ -84,13 +84,14 @@ void BM_StaticBuild(benchmark::State& state, bool cold) {
 
 template <class F>
 void BM_StaticQuery(benchmark::State& state, bool members) {
-  const auto& keys = StaticMembers();
-  const F filter = F::build(keys, StaticParams());
+  const std::size_t n = static_cast<std::size_t>(state.range(0));
+  const auto keys = StaticMembers(n);
+  const F filter = F::build(keys, StaticParams(n));
   if (CountContained(filter, keys) != keys.size()) {
     state.SkipWithError("false negatives");
     return;
   }
-  const auto& queries = members ? keys : StaticNonMembers();
+  const auto queries = members ? keys : StaticNonMembers(n);
   std::size_t found = 0;
   for (auto _ : state) {
     found = CountContained(filter, queries);
@@ -101,26 +102,32 @@ void BM_StaticQuery(benchmark::State& state, bool members) {
 }
 
 template <class F>
-bool RegisterStatic() {
+void RegisterStatic() {
   const std::string base = "static/" + std::string(F::kName);
   for (bool cold : {false, true}) {
-    benchmark::RegisterBenchmark((base + (cold ? "/build_cold" : "/build_warm")).c_str(),
-                                 [cold](benchmark::State& s) { BM_StaticBuild<F>(s, cold); })
+    AtEachMicroN(
+        benchmark::RegisterBenchmark((base + (cold ? "/build_cold" : "/build_warm")).c_str(),
+                                     [cold](benchmark::State& s) { BM_StaticBuild<F>(s, cold); }))
         ->Unit(benchmark::kMillisecond)
         ->UseRealTime();
   }
   for (bool members : {true, false}) {
-    benchmark::RegisterBenchmark((base + (members ? "/query_present" : "/query_absent")).c_str(),
-                                 [members](benchmark::State& s) { BM_StaticQuery<F>(s, members); })
+    AtEachMicroN(benchmark::RegisterBenchmark(
+                     (base + (members ? "/query_present" : "/query_absent")).c_str(),
+                     [members](benchmark::State& s) { BM_StaticQuery<F>(s, members); }))
         ->Unit(benchmark::kMillisecond)
         ->UseRealTime();
   }
-  return true;
 }
 
-const bool registered = RegisterStatic<Xor8>() && RegisterStatic<BinaryFuse8>() &&
-                        RegisterStatic<BinaryFuse8x4>() && RegisterStatic<Ribbon64>() &&
-                        RegisterStatic<Ribbon128>();
+// Registered once main() has read --keys: one benchmark per n.
+const bool registered = RegisterAfterKeysFlag([] {
+  RegisterStatic<Xor8>();
+  RegisterStatic<BinaryFuse8>();
+  RegisterStatic<BinaryFuse8x4>();
+  RegisterStatic<Ribbon64>();
+  RegisterStatic<Ribbon128>();
+});
 
 }  // namespace
 }  // namespace amq

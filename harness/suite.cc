@@ -83,6 +83,7 @@ const std::map<std::string, std::vector<KeySpec>> kKindKeys = {
     {"micro",
      {{"filters", Type::kFilters},
       {"benchmarks", Type::kStrList},
+      {"keys", Type::kIntList, 1000, 1e9},
       {"build", Type::kStr},
       {"repetitions", Type::kInt, 1, 100},
       {"min_time", Type::kNum, 0.001, 100}}},
@@ -535,6 +536,14 @@ class SuiteReader {
       if (build != "portable" && build != "native") throw InputError("build must be portable or native");
       m.build = build;
       m.binary = build == "native" ? options_.micro_native : options_.micro_portable;
+      if (p.contains("keys")) {
+        m.keys = p["keys"].get<std::vector<std::size_t>>();
+        std::vector<std::size_t> sorted = m.keys;
+        std::sort(sorted.begin(), sorted.end());
+        if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) {
+          throw InputError("keys: each n once (one benchmark per filter, operation and n)");
+        }
+      }
       m.repetitions = p.value("repetitions", 5);
       m.min_time = p.value("min_time", 0.0);
       return MakeMicroPlan(m);

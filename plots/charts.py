@@ -15,6 +15,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
+import load  # noqa: E402
 import reference  # noqa: E402
 import theory  # noqa: E402
 
@@ -266,7 +267,7 @@ def speed(frame: pd.DataFrame, out: Path, title: str) -> Path | None:
     if "ns_per_key" not in frame or "aggregate" not in frame:
         return None
     runs = frame[(frame["aggregate"] == "iteration") & (frame["suite"] == "filters")]
-    runs = runs.dropna(subset=["ns_per_key"])
+    runs = load.at_one_n(runs.dropna(subset=["ns_per_key"]))
     if runs.empty:
         return None
     groups = [("insert or build", ("insert", "build")), ("lookup, present", ("query_present",)),
@@ -293,6 +294,84 @@ def speed(frame: pd.DataFrame, out: Path, title: str) -> Path | None:
         ax.grid(True, axis="x", which="both", alpha=0.3)
     axes[-1].legend(fontsize=7)
     return _save(fig, out, title)
+
+
+SPEED_PANELS = (("insert or build", ("insert", "build")), ("query, present", ("query_present",)),
+                ("query, absent", ("query_absent",)))
+
+
+def sized_runs(frame: pd.DataFrame) -> pd.DataFrame:
+    """The filters' benchmark repetitions that have an n and a time per key."""
+    if not {"ns_per_key", "aggregate", "suite", "n"} <= set(frame.columns):
+        return pd.DataFrame(columns=["filter", "operation", "n", "ns_per_key"])
+    runs = frame[(frame["aggregate"] == "iteration") & (frame["suite"] == "filters")]
+    return runs.dropna(subset=["ns_per_key", "n"])
+
+
+def cache_lines(caches, bits_per_key: float, low: float, high: float) -> list[tuple[str, int, float]]:
+    """(name, bytes, n) of each cache whose n - the n at which a filter of bits_per_key bits per
+    key fills it - falls within a factor 2 of [low, high] (the drawn range of n)."""
+    lines = []
+    for name, size in caches:
+        n = 8.0 * size / bits_per_key
+        if low / 2 <= n <= high * 2:
+            lines.append((name, size, n))
+    return lines
+
+
+def typical_bits_per_key(frame: pd.DataFrame) -> float:
+    """The median size of the filters the query benchmarks probed (their bits_per_key counter);
+    8 where the file has none."""
+    if "bits_per_key" not in frame:
+        return 8.0
+    bits = pd.to_numeric(frame["bits_per_key"], errors="coerce").dropna()
+    return float(bits.median()) if not bits.empty else 8.0
+
+
+def speed_vs_n_figure(frame: pd.DataFrame, title: str, caches=()):
+    """The figure of speed_vs_n, not yet saved (tests read its lines)."""
+    runs = sized_runs(frame)
+    if runs["n"].nunique() < 2:
+        return None
+    bits = typical_bits_per_key(runs)
+    low, high = runs["n"].min(), runs["n"].max()
+    lines = cache_lines(caches, bits, low, high)
+    styles = _styles(runs["filter"].unique())
+    fig, axes = plt.subplots(1, len(SPEED_PANELS), figsize=(16, 5), sharey=True)
+    for ax, (label, operations) in zip(axes, SPEED_PANELS):
+        part = runs[runs["operation"].isin(operations)]
+        for name, rows in part.groupby("filter"):
+            spread = rows.groupby("n")["ns_per_key"].agg(["median", "min", "max"]).sort_index()
+            ax.plot(spread.index, spread["median"], "-", ms=4, label=name, **styles[name])
+            ax.fill_between(spread.index, spread["min"], spread["max"], color=styles[name]["color"], alpha=0.15)
+        for i, (cache, size, n) in enumerate(lines):
+            ax.axvline(n, color="grey", ls=":", lw=1)
+            ax.text(n, 0.98 - 0.06 * (i % 2), f" {cache}", transform=ax.get_xaxis_transform(),
+                    fontsize=7, color="grey", va="top")
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_xlabel("n (keys)")
+        ax.set_title(label, fontsize=9)
+        ax.grid(True, which="both", alpha=0.3)
+    axes[0].set_ylabel("ns per key (median; band: min–max over repetitions)")
+    axes[-1].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))
+    fig.text(0.01, 0.005, f"dotted: the n at which a filter of {bits:.1f} bits per key (the median of these"
+             " filters) fills each cache of the run's context", fontsize=7)
+    fig.suptitle(title, fontsize=11)
+    fig.tight_layout()
+    return fig
+
+
+def speed_vs_n(frame: pd.DataFrame, out: Path, title: str, caches=()) -> Path | None:
+    """ns per key against n (log2 axis), a panel per operation (insert or build, query present,
+    query absent), a line per filter, and the caches (load.cache_sizes of the file's context) as
+    dotted lines where a filter of the median size per key fills them."""
+    fig = speed_vs_n_figure(frame, title, caches)
+    if fig is None:
+        return None
+    fig.savefig(out, dpi=100)
+    plt.close(fig)
+    return out
 
 
 CHARTS = {

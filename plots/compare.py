@@ -198,13 +198,15 @@ GBENCH_UNITS_NS = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
 
 def entries_of_gbench(result: load.ResultFile) -> list[Entry]:
     """One entry per benchmark: its repetitions are the samples of its time per key (the
-    ns_per_key counter when it has one, else real_time), its median aggregate the median."""
+    ns_per_key counter when it has one, else real_time), its median aggregate the median. A
+    benchmark is named with its n (load.canonical_benchmark_name), so files from before n was a
+    Google Benchmark argument match files from after."""
     machine = machine_of(result)
     by_name: dict[str, dict] = {}
     for bench in result.records:
         if bench.get("error_occurred"):
             continue
-        name = bench.get("run_name", bench.get("name"))
+        name = load.canonical_benchmark_name(bench.get("run_name", bench.get("name")), result.context)
         item = by_name.setdefault(name, {"samples": [], "median": None, "metric": None})
         if "ns_per_key" in bench:
             metric, value = "ns_per_key", bench["ns_per_key"] * 1e9

@@ -124,8 +124,9 @@ def describe(entry: compare.Entry, timing: str) -> dict:
     (insert, query_present; static/build_cold): the two never share a row."""
     if entry.record == "benchmark":
         suite, filter_name, operation = load.split_benchmark_name(entry.cell_id)
+        n = load.benchmark_n(entry.cell_id)
         return {"filter": filter_name, "operation": operation if suite == "filters" else f"{suite}/{operation}",
-                "n": math.nan, "series": filter_name}
+                "n": math.nan if n is None else n, "series": filter_name}
     values = entry.values
     keys, capacity = values.get("keys"), values.get("capacity")
     series = compare.label_of({**values, "keys": None, "capacity": None if capacity == keys else capacity},

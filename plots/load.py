@@ -12,9 +12,11 @@ Formats (results/README.md):
   * schema version 1: one document {"schema_version": 1, "context", "complete", "records"} from
     `amqbench run` or `amqbench adapt`. Its records are renamed to version 2's vocabulary here,
     so nothing downstream sees version 1 names.
-  * Google Benchmark's JSON {"context", "benchmarks"}: names "<filter>/<operation>" or
-    "<suite>/<filter>/<operation>" are split, and the ns_per_key counter (stored by Google
-    Benchmark in seconds per key, as an inverted rate) is converted to ns.
+  * Google Benchmark's JSON {"context", "benchmarks"}: names "<filter>/<operation>/n:<n>" or
+    "<suite>/<filter>/<operation>/n:<n>" are split into suite, filter, operation and n, and the
+    ns_per_key counter (stored by Google Benchmark in seconds per key, as an inverted rate) is
+    converted to ns. Files from before n was an argument name no n: theirs is the context's
+    "keys" (amqbench_micro's --keys), else 10^6, the default then as now.
 
 Nested fields are flattened with "." (workload.kind). Every driver row also gets the context's
 host_name, cpu_model, git_commit, march_native and build_type, plus "source" (the file name)
@@ -39,6 +41,9 @@ DATA_RECORDS = ("cell", "trial", "window", "machine")
 
 # Google Benchmark files of a benchmark family name their benchmarks "<suite>/<filter>/<operation>".
 BENCHMARK_SUITES = ("quotient_family", "static")
+# Suites whose benchmarks take n (harness/micro_size.h); the quotient family's axis is load.
+SIZED_SUITES = ("filters", "static")
+DEFAULT_MICRO_N = 1_000_000  # amqbench_micro's n without --keys
 
 # Version 1 `amqbench adapt` records: their "experiment" field -> (kind, record).
 V1_ADAPT_RECORDS = {
@@ -240,38 +245,110 @@ def _read_v1(path: Path, doc: dict) -> ResultFile:
 def split_benchmark_name(name: str) -> tuple[str, str, str]:
     """(suite, filter, operation) of a Google Benchmark name: "<filter>/<operation>/real_time"
     from the filters' benchmarks (suite "filters"), or "<suite>/<filter>/<operation...>" from a
-    benchmark family's own file; "real_time" and "key:value" parts are left out."""
+    benchmark family's own file; "real_time" and "key:value" parts (n:1048576) are left out."""
     parts = [p for p in name.split("/") if p != "real_time" and ":" not in p]
     if parts[0] in BENCHMARK_SUITES:
         return parts[0], parts[1], "/".join(parts[2:])
     return "filters", parts[0], "/".join(parts[1:])
 
 
+def benchmark_n(name: str) -> int | None:
+    """The n a Google Benchmark name holds ("bloom/insert/n:1048576/real_time"), or None."""
+    for part in name.split("/"):
+        if part.startswith("n:") and part[2:].isdigit():
+            return int(part[2:])
+    return None
+
+
+def default_n(context: dict) -> int:
+    """The n of a file's benchmarks that name none: the one n of its context's "keys" (written by
+    amqbench_micro since n became an argument), else 10^6."""
+    keys = str((context or {}).get("keys", "")).split(",")
+    return int(keys[0]) if len(keys) == 1 and keys[0].isdigit() else DEFAULT_MICRO_N
+
+
+def canonical_benchmark_name(name: str, context: dict) -> str:
+    """The name with its n: a sized benchmark named before n was an argument gets "n:<n>" where
+    amqbench_micro puts it now (after the operation), so files from before and after match."""
+    suite, _, _ = split_benchmark_name(name)
+    if suite not in SIZED_SUITES or benchmark_n(name) is not None:
+        return name
+    parts = name.split("/")
+    at = next((i for i, p in enumerate(parts) if ":" in p or p == "real_time"), len(parts))
+    return "/".join(parts[:at] + [f"n:{default_n(context)}"] + parts[at:])
+
+
+def cache_sizes(context: dict) -> list[tuple[str, int]]:
+    """(name, bytes) of a context's data and unified caches, smallest first: amqbench's list
+    ({level, type, size "48K"} from sysfs, or {level "L1d", bytes} from glibc), Google
+    Benchmark's ({level, type, size in bytes}), else amqbench_micro's "amq_caches" text
+    ("L1d:49152,L2:1048576"), written because Google Benchmark's list is empty where sysfs has
+    none."""
+    units = {"K": 2**10, "M": 2**20, "G": 2**30}
+    found = {}
+    for cache in (context or {}).get("caches") or []:
+        if not isinstance(cache, dict) or cache.get("type") == "Instruction":
+            continue
+        size = cache.get("bytes", cache.get("size"))
+        if isinstance(size, str) and size[:-1].isdigit() and size[-1:] in units:
+            size = int(size[:-1]) * units[size[-1]]
+        elif isinstance(size, str) and size.isdigit():
+            size = int(size)
+        level = cache.get("level")
+        name = level if isinstance(level, str) else f"L{level}" + ("d" if cache.get("type") == "Data" else "")
+        if isinstance(size, int) and size > 0:
+            found[name] = size
+    if not found:
+        for item in str((context or {}).get("amq_caches", "")).split(","):
+            name, _, size = item.partition(":")
+            if name and size.isdigit():
+                found[name] = int(size)
+    return sorted(found.items(), key=lambda item: item[1])
+
+
+def at_one_n(frame: pd.DataFrame, preferred: int = DEFAULT_MICRO_N) -> pd.DataFrame:
+    """A Google Benchmark frame's rows at one n - `preferred` where the frame has it, else its
+    largest - for tables of one n (FastFilter's is 10^6); rows without an n (the quotient
+    family's) are kept."""
+    if "n" not in frame or frame["n"].nunique() <= 1:
+        return frame
+    sizes = set(frame["n"].dropna())
+    chosen = preferred if preferred in sizes else max(sizes)
+    return frame[frame["n"].isna() | (frame["n"] == chosen)]
+
+
 def _read_gbench(path: Path, doc: dict) -> ResultFile:
+    context = doc.get("context") or {}
     rows = []
     for bench in doc["benchmarks"]:
         if not isinstance(bench, dict) or "name" not in bench:
             raise ResultFileError(f"{path}: field 'benchmarks': an entry without a name")
         if bench.get("error_occurred"):
             continue
-        suite, filter_name, operation = split_benchmark_name(bench.get("run_name", bench["name"]))
+        name = bench.get("run_name", bench["name"])
+        suite, filter_name, operation = split_benchmark_name(name)
+        n = benchmark_n(name)
+        if n is None and suite in SIZED_SUITES:
+            n = default_n(context)
         aggregate = bench.get("aggregate_name", "iteration") if bench.get("run_type") == "aggregate" \
             else "iteration"
         rows.append({
             "suite": suite,
             "filter": filter_name,
             "operation": operation,
+            "n": n,
             "load": bench.get("load"),
             "aggregate": aggregate,
             "repetition": bench.get("repetition_index"),
             # Google Benchmark stores an inverted rate counter in seconds per key.
             "ns_per_key": bench["ns_per_key"] * 1e9 if "ns_per_key" in bench else None,
+            "bits_per_key": bench.get("bits_per_key"),
             "real_time": bench.get("real_time"),
             "time_unit": bench.get("time_unit"),
         })
-    context = doc.get("context") or {}
-    frame = pd.DataFrame(rows, columns=["suite", "filter", "operation", "load", "aggregate",
-                                        "repetition", "ns_per_key", "real_time", "time_unit"])
+    frame = pd.DataFrame(rows, columns=["suite", "filter", "operation", "n", "load", "aggregate",
+                                        "repetition", "ns_per_key", "bits_per_key", "real_time", "time_unit"])
+    frame["n"] = pd.to_numeric(frame["n"], errors="coerce").astype(float)  # NaN: no n (quotient family)
     frame["host_name"] = context.get("host_name")
     frame["experiment"] = path.stem
     frame["source"] = path.name

@@ -28,6 +28,7 @@ class Experiment:
     section: str
     charts: tuple[str, ...] = ()
     build: str = ""  # micro: the amqbench_micro build it ran, "portable" or "native"
+    keys: tuple[int, ...] = ()  # micro: the n list it ran at (amqbench_micro --keys); () for 10^6
 
 
 @dataclass
@@ -43,7 +44,7 @@ class Suite:
             doc = tomllib.load(handle)
         experiments = [
             Experiment(e["id"], e.get("kind", ""), e.get("title", e["id"]), e.get("section", e["id"]),
-                       tuple(e.get("charts", [])), e.get("build", ""))
+                       tuple(e.get("charts", [])), e.get("build", ""), tuple(e.get("keys", [])))
             for e in doc.get("experiment", [])
         ]
         return cls(doc.get("suite", {}).get("name", path.stem), path, experiments)

@@ -184,9 +184,10 @@ def test_google_benchmark_pairs(tmp_path, capsys):
     status, out, _ = run(capsys, base, slow, "--json")
     assert status == 1
     rows = {r["cell_id"]: r for r in json.loads(out)["rows"]}
-    assert rows["bloom/query_absent/real_time"]["what"] == "slower"
-    assert rows["bloom/query_absent/real_time"]["change"] == pytest.approx(0.3)
-    assert rows["cuckoo12/insert/real_time"]["what"] == "same"
+    # Names from before n was a benchmark argument are matched under their n (10^6 by default).
+    assert rows["bloom/query_absent/n:1000000/real_time"]["what"] == "slower"
+    assert rows["bloom/query_absent/n:1000000/real_time"]["change"] == pytest.approx(0.3)
+    assert rows["cuckoo12/insert/n:1000000/real_time"]["what"] == "same"
     elsewhere = tmp_path / "elsewhere.json"
     elsewhere.write_text(json.dumps(gbench("other-host", 1.3, seed=1)))
     status, out, _ = run(capsys, base, elsewhere)

@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+import compare
 import load
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -145,3 +146,69 @@ def test_the_real_schema_names_a_broken_field(tmp_path):
     broken.write_text("\n".join(lines) + "\n")
     with pytest.raises(load.ResultFileError, match=r"line 2: field 'bits_per_key': 'eleven' is not of type 'number'"):
         load.load(broken, schema=REAL_SCHEMA)
+
+
+# --- n in Google Benchmark names (harness/micro_size.h) -----------------------------------------
+
+MICRO_N = FIXTURES / "micro_n.json"  # today's shape: bloom and xor8 at three n
+MICRO = FIXTURES / "micro.json"  # written before n was an argument: names without n
+SIZES = [1024, 65536, 4194304]
+
+
+def test_names_split_into_filter_operation_and_n():
+    assert load.split_benchmark_name("bloom/insert/n:1048576/real_time") == ("filters", "bloom", "insert")
+    assert load.benchmark_n("bloom/insert/n:1048576/real_time") == 1048576
+    assert load.split_benchmark_name("static/xor8/build_cold/n:1024/real_time") == ("static", "xor8", "build_cold")
+    assert load.benchmark_n("quotient_family/rsqf/insert/10-25/iterations:5/real_time") is None
+
+
+def test_the_loader_has_an_n_column():
+    frame = load.load(MICRO_N)
+    assert sorted(frame["n"].unique()) == SIZES
+    runs = frame[frame["aggregate"] == "iteration"]
+    assert len(runs) == 2 * 3 * 6  # two repetitions of 6 benchmarks at 3 n
+    row = runs[(runs["filter"] == "xor8") & (runs["operation"] == "build") & (runs["n"] == 4194304)]
+    assert list(row["ns_per_key"]) == pytest.approx([250 * 0.98, 250 * 1.02])
+
+
+def test_a_file_from_before_n_was_an_argument_reads_as_10_to_the_6():
+    frame = load.load(MICRO)
+    assert set(frame["n"]) == {1_000_000}
+    doc = json.loads(MICRO.read_text())
+    assert load.default_n({**doc["context"], "keys": "4096"}) == 4096
+    assert load.default_n({"keys": "1024,4096"}) == 1_000_000  # a list: its names carry n
+
+
+def test_old_and_new_names_match_in_compare(tmp_path):
+    old = json.loads(MICRO.read_text())
+    new = json.loads(MICRO.read_text())
+    for bench in new["benchmarks"]:
+        for field in ("name", "run_name"):
+            if field in bench:
+                bench[field] = bench[field].replace("/real_time", "/n:1000000/real_time")
+    (tmp_path / "old.json").write_text(json.dumps(old))
+    (tmp_path / "new.json").write_text(json.dumps(new))
+    keys = [set(compare.entries_of(compare.read_results(tmp_path / name, None), {}))
+            for name in ("old.json", "new.json")]
+    assert keys[0] == keys[1]
+    assert ("gbench", "bloom/insert/n:1000000/real_time") in keys[0]
+    assert load.canonical_benchmark_name("quotient_family/cqf/merge/iterations:5/real_time", {}) == \
+        "quotient_family/cqf/merge/iterations:5/real_time"
+
+
+def test_tables_of_one_n_keep_10_to_the_6():
+    frame = load.load(MICRO_N)
+    assert set(load.at_one_n(frame)["n"]) == {4194304}  # no 10^6 here: the largest
+    assert set(load.at_one_n(frame, preferred=65536)["n"]) == {65536}
+
+
+def test_cache_sizes_from_every_context_shape():
+    gbench = json.loads(MICRO_N.read_text())["context"]
+    assert load.cache_sizes(gbench) == [("L1d", 32768), ("L2", 1048576), ("L3", 4194304)]
+    sysfs = {"caches": [{"level": 1, "type": "Data", "size": "48K"}, {"level": 1, "type": "Instruction", "size": "32K"},
+                        {"level": 2, "type": "Unified", "size": "2M"}]}
+    assert load.cache_sizes(sysfs) == [("L1d", 49152), ("L2", 2097152)]
+    glibc = {"caches": [{"level": "L1d", "bytes": 49152}, {"level": "L3", "bytes": 532676608}]}
+    assert load.cache_sizes(glibc) == [("L1d", 49152), ("L3", 532676608)]
+    # Google Benchmark's list is empty where sysfs has none: amqbench_micro's own text stands in.
+    assert load.cache_sizes({"caches": [], "amq_caches": "L1d:49152,L2:1048576"}) == [("L1d", 49152), ("L2", 1048576)]

@@ -1,9 +1,9 @@
 """Two builds (or machines) side by side: the suite's micro-benchmark experiments through
 plots/hosts.py, the first one dividing the others.
 
-The sides are every experiment of kind "micro" whose file exists, in suite order (the default
-suite: micro, the portable build, then micro_native, the -march=native one), named by the build
-the suite gives them. Whether they are builds of one machine or different machines is read from
+The sides are every experiment of kind "micro" at one n (no `keys` list: those are the speed_vs_n
+section's) whose file exists, in suite order (the default suite: micro, the portable build, then
+micro_native, the -march=native one), named by the build the suite gives them. Whether they are builds of one machine or different machines is read from
 their files' contexts, not assumed.
 """
 
@@ -29,7 +29,8 @@ def extremes(pairing: hosts.Pairing, table) -> str:
 
 
 def render(results: ResultSet) -> str | None:
-    experiments = [e for e in results.suite.experiments if e.kind == "micro" and results.file(e.id) is not None]
+    experiments = [e for e in results.suite.experiments
+                   if e.kind == "micro" and len(e.keys) <= 1 and results.file(e.id) is not None]
     if len(experiments) < 2:
         return None
     classes = compare.field_classes(load.DEFAULT_SCHEMA)

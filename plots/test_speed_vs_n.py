@@ -1,0 +1,97 @@
+"""The speed-against-n section and chart on a crafted Google Benchmark file at three n
+(fixtures/micro_n.json); the loader's n column is tested in test_load.py."""
+
+import json
+import shutil
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+import pytest
+
+import charts
+import load
+from result_set import ResultSet, Suite
+
+HERE = Path(__file__).resolve().parent
+FIXTURES = HERE / "fixtures"
+MICRO_N = FIXTURES / "micro_n.json"
+MICRO = FIXTURES / "micro.json"  # written before n was an argument: names without n
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+SIZES = [1024, 65536, 4194304]  # the n of micro_n.json
+
+
+def vertical_lines(ax) -> list[float]:
+    return sorted(line.get_xdata()[0] for line in ax.lines
+                  if len(set(line.get_xdata())) == 1 and line.get_linestyle() == ":")
+
+
+def test_the_chart_draws_a_line_per_filter_and_the_caches_at_the_contexts_sizes():
+    frame = load.load(MICRO_N)
+    caches = load.cache_sizes(json.loads(MICRO_N.read_text())["context"])
+    fig = charts.speed_vs_n_figure(frame, "t", caches)
+    try:
+        assert [ax.get_title() for ax in fig.axes] == ["insert or build", "query, present", "query, absent"]
+        for ax in fig.axes:
+            assert ax.get_xscale() == "log"
+            assert sorted(line.get_label() for line in ax.lines if not line.get_label().startswith("_")) == \
+                ["bloom", "xor8"]
+            # bits_per_key is 10 in the file: a 10-bit-per-key filter fills each cache at 8 * size / 10.
+            assert vertical_lines(ax) == pytest.approx([8 * 32768 / 10, 8 * 1048576 / 10, 8 * 4194304 / 10])
+        insert = next(line for line in fig.axes[0].lines if line.get_label() == "bloom")
+        assert list(insert.get_xdata()) == SIZES and list(insert.get_ydata()) == pytest.approx([20, 30, 90])
+    finally:
+        plt.close(fig)
+    # One n: nothing to draw against n.
+    assert charts.speed_vs_n_figure(load.load(MICRO), "t", caches) is None
+
+
+def test_cache_lines_outside_the_range_of_n_are_left_out():
+    caches = [("L1d", 32768), ("L3", 512 * 2**20)]
+    assert [name for name, _, _ in charts.cache_lines(caches, 8.0, 1024, 2**20)] == ["L1d"]
+
+
+SECTION_SUITE = """
+[suite]
+name = "n"
+
+[[experiment]]
+id = "micro_n"
+kind = "micro"
+title = "Speed against n"
+section = "speed_vs_n"
+keys = [1024, 65536, 4194304]
+charts = []
+"""
+
+
+def test_the_section_tables_each_n_and_draws_the_chart(tmp_path):
+    from sections import speed_vs_n
+
+    directory = tmp_path / "results"
+    directory.mkdir()
+    shutil.copy(MICRO_N, directory / "micro_n.json")
+    suite = tmp_path / "suite.toml"
+    suite.write_text(SECTION_SUITE)
+    results = ResultSet(Suite.read(suite), directory, tmp_path, FIXTURES / "schema.json")
+    text = speed_vs_n.render(results)
+    assert text.startswith("## Speed against n\n")
+    assert "| filter | operation | 2^10 | 2^16 | 2^22 |" in text
+    assert "| bloom | insert | 20 | 30 | 90 |" in text
+    assert "| xor8 | build | 40 | 60 | 250 |" in text
+    assert "median over 2 repetitions" in text
+    assert "Caches in the file's context: L1d 32 KiB, L2 1 MiB, L3 4 MiB." in text
+    assert "L1d at n ≈ 26,214" in text
+    assert "![Speed against n: ns per key against n](results/micro_n_speed_vs_n.png)" in text
+    assert results.drawn == [directory / "micro_n_speed_vs_n.png"]
+    assert results.drawn[0].read_bytes().startswith(PNG_SIGNATURE)
+
+
+def test_the_default_suite_has_the_experiment_and_quick_stays_within_2_to_the_20():
+    import tomllib
+
+    doc = tomllib.loads((HERE.parent / "suites" / "default.toml").read_text())
+    [experiment] = [e for e in doc["experiment"] if e["id"] == "micro_n"]
+    assert experiment["kind"] == "micro" and experiment["section"] == "speed_vs_n"
+    assert experiment["keys"] == [2**k for k in range(10, 27, 2)]
+    assert max(experiment["quick"]["keys"]) <= 2**20
+    assert len(experiment["filters"]["names"]) == 7
