@@ -65,7 +65,9 @@
 //                   entries and the 40-bit trailer: FastLocalBloom (B N + 40) / n (B bits per
 //                   entry); Ribbon (0.7 B N + 40) / n, filter_policy.h's "saves about 30% space
 //                   compared to Bloom" ("10 ... only using about 7 bits per key"), a rule of
-//                   thumb that RocksDB 7.8 meets to about 2% (7.10 measured at B = 10, n = 10^6).
+//                   thumb that RocksDB 7.8 meets to about 2% near B = 10 (7.10 measured at
+//                   n = 10^6) and overstates as B grows (by 3% at B = 14.35, 7% at B = 20):
+//                   Ribbon's size follows log2 of the Bloom FPR at B, which grows slower than B.
 //                   The trailer says which one was built, and theory follows it. Rounding up to
 //                   64-byte blocks (Bloom) or whole 16-byte segments of 128 slots (Ribbon) is
 //                   the allocation's, which the measured 8 size_in_bytes() / n shows.
