@@ -4,10 +4,12 @@
 // timings), and must give the same deterministic results at the same seed today.
 //
 // Fields renamed on purpose since then are compared under their new names (kRenamed); fields
-// the new schema adds (cell_id, kind, ...) are not in the old files and are not compared.
+// redefined on purpose are not compared (kRedefined); fields the new schema adds (cell_id,
+// kind, ...) are not in the old files and are not compared.
 #include <gtest/gtest.h>
 
 #include <map>
+#include <set>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -22,6 +24,11 @@ using nlohmann::json;
 // storage everywhere; keys_inserted the keys it holds; negative_queries the non-member queries).
 const std::map<std::string, std::string> kRenamed = {
     {"filter_bytes", "size_bytes"}, {"keys", "keys_inserted"}, {"queries", "negative_queries"}};
+
+// Fields whose meaning changed on purpose, so the old values no longer apply: bits_per_key_theory
+// was the allocation read back (8 size / n again); it is now the family's formula at the target,
+// before the table's rounding (core/filter.h, Theory).
+const std::set<std::string> kRedefined = {"bits_per_key_theory"};
 
 // The old adapt records named their row kind in `experiment`; the new ones in `record`.
 std::string RowOf(const json& old_record) {
@@ -63,6 +70,7 @@ TEST_P(LegacyCommandLines, GiveTheSameResultsAsBefore) {
     for (std::size_t i = 0; i < olds.size(); ++i) {
       for (const auto& [field, value] : olds[i].items()) {
         if (field == "experiment") continue;  // now `kind` and `record`
+        if (kRedefined.count(field)) continue;
         std::string name = field;
         if (adapt && kRenamed.count(field)) name = kRenamed.at(field);
         const std::string where = row + " row " + std::to_string(i) + " field " + name;

@@ -5,8 +5,8 @@
 //
 //   Filter         every filter: a name, a family, a parameter description, contains(),
 //                  size_in_bytes(), bytes() (its storage, so tests can check that one seed
-//                  builds one filter), and theory() - the FPR and bits/key its own formulas
-//                  predict for the geometry it actually chose and the keys it holds.
+//                  builds one filter), and theory() - what its own formulas predict (see
+//                  Theory below).
 //   DynamicFilter  built key by key: constructed from FilterParams, then insert(key).
 //   StaticFilter   built all at once: F::build(keys, params), which may throw BuildFailed.
 //   ErasableFilter erase(key) removes one copy of a key that was inserted.
@@ -50,7 +50,14 @@ struct FilterParams {
   double fpr_or_default() const { return target_fpr > 0 ? target_fpr : 0.01; }
 };
 
-// The filter's own prediction for the state it is in, from the formulas in its header.
+// The filter's own prediction, from the formulas in its header.
+//   fpr           for the geometry it actually chose and the keys it holds.
+//   bits_per_key  the family's space formula at the target it was asked for: the capacity
+//                 (static filters: the keys given), the FPR or fingerprint width, the max load.
+//                 Never read back from what was allocated, and without the rounding of a table
+//                 to a power of two or whole blocks, so the measured bits/key shows that
+//                 rounding - and a sizing bug - instead of repeating it. A static filter
+//                 built from no keys reports 0 (no keys, no bits per key), as the measurement.
 struct Theory {
   double fpr = 0.0;
   double bits_per_key = 0.0;

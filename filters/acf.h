@@ -42,6 +42,10 @@
 //   ranges drifts towards its smaller ranges as it adapts): a fresh random non-member sees
 //   1 - prod over probed slots (1 - occupancy / R_slot).
 //   bits/key      = bits_per_slot / alpha; the remote store adds 64 bits + 1 per slot.
+//                   theory() reports it at the load the slots are sized for, bits_per_slot / L
+//                   (AcfParams::max_load; FilterParams' max load): rounding the slots up to
+//                   whole rows of d b is the allocation's, which the measured
+//                   bits_per_slot slots / n shows.
 // Sizing from FilterParams (so these also satisfy DynamicFilter): slots = capacity / max_load
 // (default 0.95) rounded up to a multiple of d*b; --fpr eps gives fingerprint bits
 // ceil(log2(d b / eps)) plus the selector bits; --bits-per-key B gives floor(B * max_load)
@@ -99,6 +103,7 @@ struct AcfParams {
   std::uint64_t seed = 0;
   int max_kicks = 500;  // insert: evictions before giving up
   int max_moves = 500;  // Cuckooing ACF: moves of one fix before the table is rebuilt
+  double max_load = 0.95;  // the share of the slots meant to be filled: theory()'s bits/key
 };
 
 // What query_and_adapt saw: absent (the filter said no), a member (a probed slot's remote key
@@ -212,6 +217,7 @@ class AdaptiveCuckoo {
       return std::string(kName) + " has a fixed table count";
     }
     if (p.max_kicks < 1 || p.max_moves < 1) return "max kicks and max moves must be >= 1";
+    if (!(p.max_load > 0 && p.max_load <= 1)) return "max load must be in (0, 1]";
     return {};
   }
 
@@ -228,6 +234,7 @@ class AdaptiveCuckoo {
     a.bits_per_slot = std::clamp(bits, std::max(4, kDefaultSelectorBits + 2), 32);
     a.seed = p.seed;
     a.max_kicks = p.max_kicks;
+    a.max_load = load;
     return a;
   }
 
@@ -241,6 +248,7 @@ class AdaptiveCuckoo {
         seed_(SpreadSeed(p.seed)),
         max_kicks_(p.max_kicks),
         max_moves_(p.max_moves),
+        max_load_(p.max_load),
         rng_(p.seed ^ 0x61636621ULL) {
     if (const std::string why = Invalid(p); !why.empty()) throw std::invalid_argument(why);
     const std::size_t per_bucket_row = static_cast<std::size_t>(tables_) * kSlotsPerBucket;
@@ -313,7 +321,7 @@ class AdaptiveCuckoo {
       log_miss += ProbesPerQuery() * (double(per_range_[r]) / slots_.size()) *
                   std::log1p(-1.0 / double(size_[r]));
     }
-    return {-std::expm1(log_miss), stored_ ? double(bits_) * slots_.size() / stored_ : 0.0};
+    return {-std::expm1(log_miss), bits_ / max_load_};  // at the sized-for load, not at alpha
   }
 
   // The FPR before any adaptation: every stored slot in range 0 (selector 0).
@@ -728,6 +736,7 @@ class AdaptiveCuckoo {
   std::uint64_t generation_ = 0;  // rebuilds so far (each one changes seed_)
   int max_kicks_;
   int max_moves_;
+  double max_load_;
   XorShift64Star rng_;
   std::size_t buckets_ = 1;  // per table
   BitPackedArray<0> slots_;

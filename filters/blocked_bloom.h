@@ -11,7 +11,8 @@
 //   bits/key = 512 B / n.
 // With AVX2 (-march=native) the eight masks are made and tested in two 256-bit registers.
 // Sizing: from --bits-per-key b, B = ceil(n b / 512); from --fpr eps, the smallest bits/key
-// (to 0.01) whose FPR above is <= eps. Blocking costs space against classic Bloom: the
+// (to 0.01) whose FPR above is <= eps; theory() reports that bits/key, before the round-up to
+// whole blocks (the measured bits/key shows it). Blocking costs space against classic Bloom: the
 // load varies between blocks, and the FPR is dominated by the fuller ones.
 #pragma once
 

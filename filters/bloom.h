@@ -9,7 +9,8 @@
 //   bits/key  = m / n; for a target eps the optimum is log2(1/eps) / ln 2 = 1.44 log2(1/eps)
 //               bits per key with k = (m/n) ln 2 probes.
 // Sizing: from --fpr eps, m/n = log2(1/eps)/ln 2; from --bits-per-key B, m/n = B. Then
-// k = round((m/n) ln 2), at least 1; m is rounded up to whole 64-bit words.
+// k = round((m/n) ln 2), at least 1; m is rounded up to whole 64-bit words. theory() reports
+// the target's m/n, before that rounding (the measured bits/key shows it).
 #pragma once
 
 #include <algorithm>

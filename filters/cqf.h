@@ -24,8 +24,12 @@
 // Theory, n distinct fingerprints stored, p = q + r:
 //   FPR      = n / 2^p exactly for the stored set (a random negative's fingerprint is one of
 //              the n stored ones); ~ alpha / 2^r with alpha = n / 2^q
-//   bits/key = (r + 2.125) S / n, S = all slots including overflow (counters use slots too:
-//              with repeats, used slots / 2^q is what load_factor() reports)
+//   bits/key = (r + 2.125) / alpha per distinct fingerprint: the paper's CQF keeps the RSQF's
+//              layout and metadata and puts counters in remainder slots, so a set without
+//              repeats costs what the RSQF does (with repeats, counter slots raise alpha: used
+//              slots / 2^q is what load_factor() reports). theory() reports it at the requested
+//              load, (r + 2.125) / L: the power-of-two table and the overflow slots are the
+//              allocation's, which the measured (r + 2.125) S / n shows (S = all slots).
 // Sizing as the RSQF: --fpr eps: r = ceil(log2(1/eps)); --bits-per-key B: r = floor(B L -
 // 2.125); --max-load L (default 0.95): smallest q >= 6 with 2^q L >= n. count(key) is never
 // below the true count: only fingerprint collisions can raise it.
@@ -167,7 +171,7 @@ class BasicCqf {
   Theory theory() const {
     const double n = static_cast<double>(entries_);
     return {std::ldexp(n, -(core_.q() + core_.r())),
-            n > 0 ? (core_.r() + Core::kMetadataBitsPerSlot) * core_.total_slots() / n : 0.0};
+            (core_.r() + Core::kMetadataBitsPerSlot) / max_load_};  // at L, not at alpha
   }
 
   std::pair<std::uint64_t, std::uint64_t> Fingerprint(std::uint64_t key) const {

@@ -11,7 +11,10 @@
 // distinct keys stay distinct and the seed reaches LevelDB's unseeded hash.
 //
 // Theory:
-//   classic  FPR = (1 - e^(-k n / m))^k (reported as stat classic_fpr), bits/key = 8 size / n.
+//   classic  FPR = (1 - e^(-k n / m))^k (reported as stat classic_fpr).
+//   bits/key = (B n + 8) / n, the policy's documented B bits per key plus the k byte.
+//            theory() reports this; the 64-bit minimum and the round-up to whole bytes are the
+//            allocation's, which the measured 8 size / n shows.
 //   theory() FPR = the probability, over a uniformly random 32-bit hash h, that all k of h's
 //            probes hit set bits of this filter. That is the exact FPR of LevelDB's scheme for
 //            keys whose hashes are uniform; it is evaluated as an average over 2^22
@@ -62,11 +65,19 @@ class LevelDbBloom {
   }
 
   static LevelDbBloom build(std::span<const std::uint64_t> keys, const FilterParams& p) {
+    return build(keys, p, BitsPerKeyFor(p));
+  }
+
+  // The bits/key given to NewBloomFilterPolicy directly instead of BitsPerKeyFor(p): the tests'
+  // way to mis-size a filter on purpose. theory() still follows p.
+  static LevelDbBloom build(std::span<const std::uint64_t> keys, const FilterParams& p,
+                            int policy_bits_per_key) {
     if (keys.size() > static_cast<std::size_t>(INT_MAX)) {
       throw BuildFailed("leveldb_bloom: CreateFilter takes at most INT_MAX keys");
     }
     LevelDbBloom f;
-    f.bits_per_key_ = BitsPerKeyFor(p);
+    f.target_bits_per_key_ = BitsPerKeyFor(p);
+    f.bits_per_key_ = policy_bits_per_key;
     f.mask_ = SpreadSeed(p.seed);
     f.policy_.reset(leveldb::NewBloomFilterPolicy(f.bits_per_key_));
     std::vector<std::uint64_t> encoded(keys.size());
@@ -125,7 +136,8 @@ class LevelDbBloom {
   }
 
   Theory theory() const {
-    return {hash32_fpr(), keys_ ? 8.0 * static_cast<double>(filter_.size()) / keys_ : 0.0};
+    const double n = static_cast<double>(keys_);
+    return {hash32_fpr(), keys_ ? (target_bits_per_key_ * n + 8) / n : 0.0};
   }
 
   // The statistics add_stats reports (core/filter.h).
@@ -149,7 +161,8 @@ class LevelDbBloom {
   std::shared_ptr<const leveldb::FilterPolicy> policy_;
   std::string filter_;
   std::uint64_t mask_ = 0;
-  int bits_per_key_ = 10;
+  int bits_per_key_ = 10;         // given to the policy
+  int target_bits_per_key_ = 10;  // asked for: what theory() sizes by
   std::size_t keys_ = 0;
 };
 

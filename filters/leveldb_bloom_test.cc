@@ -42,7 +42,7 @@ TEST(LevelDbBloom, SizingFollowsThePolicy) {
   const auto f = LevelDbBloom::build(keys, Params(keys.size(), 1));
   EXPECT_EQ(f.probes(), 6);  // floor(0.69 * 10)
   EXPECT_EQ(f.bits(), 100000u);
-  EXPECT_DOUBLE_EQ(f.theory().bits_per_key, 8.0 * 12501 / 10000);  // + the k byte
+  EXPECT_DOUBLE_EQ(f.theory().bits_per_key, (10.0 * 10000 + 8) / 10000);  // + the k byte
   EXPECT_EQ(LevelDbBloom::build(std::span(keys).first(2), Params(2, 1)).bits(), 64u);  // floor
   const Json s = StatsOf(f);
   EXPECT_EQ(s["hash_probes"], 6);

@@ -16,7 +16,10 @@
 // Theory, n fingerprints, load alpha = n / 2^q:
 //   FPR      = 1 - (1 - 2^-(q+r))^n ~ 1 - exp(-alpha 2^-r) ~ alpha / 2^r
 //              (a negative key matches iff some stored fingerprint equals its q + r bits)
-//   bits/key = (r + 3) 2^q / n = (r + 3) / alpha
+//   bits/key = (r + 3) 2^q / n = (r + 3) / alpha. theory() reports it at the requested load,
+//              (r + 3) / L: the round-up of the table to a power of two is the allocation's,
+//              which the measured (r + 3) 2^q / n shows. seed 002 gives (r + 3) / alpha at the
+//              load reached (bits_per_key_seed002_formula).
 //   seed 000 instead counts log2(n / alpha) = q quotient bits per key: (q + r + 3) / alpha;
 //   add_stats reports it as bits_per_key_seed000_formula, beside the measured size.
 // Sizing: --fpr eps gives r = ceil(log2(1/eps)); --bits-per-key B gives r = floor(B L) - 3;
@@ -135,7 +138,7 @@ class QuotientFilter {
   Theory theory() const {
     const double n = static_cast<double>(stored_);
     const double fpr = -std::expm1(n * std::log1p(-std::ldexp(1.0, -(q_ + r_))));
-    return {fpr, n > 0 ? (r_ + kMetadataBits) * static_cast<double>(slots()) / n : 0.0};
+    return {fpr, (r_ + kMetadataBits) / max_load_};  // at the requested load, not at alpha
   }
 
   // The (quotient, remainder) pair a key is stored as; tests keep a multiset of these.

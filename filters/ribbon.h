@@ -15,7 +15,10 @@
 //
 // Theory, n keys, m slots, r result bits:
 //   FPR      = 2^-r  (a non-key's parity vector is independent of its fingerprint)
-//   bits/key = r m / n = r (1 + overhead)
+//   bits/key = r (1 + eps_w): the paper's m = (1 + eps) n slots of r bits, at the overhead eps_w
+//              this filter is sized for (below). theory() reports this formula; rounding m up
+//              to whole blocks of w slots is the allocation's, so the measured r m / n exceeds
+//              it by less than r w / n (more when n (1 + eps_w) is below one whole block).
 // Overhead: m = n (1 + eps_w) rounded up to whole blocks, at least one block. The overhead a
 // standard Ribbon needs grows slowly with n. Single-attempt banding failures measured here:
 // w = 64: eps 0.10 fails 4/50 at n = 10^5 and 1/10 at 10^6, eps 0.12 1/20 at 10^6, eps 0.14
@@ -162,10 +165,8 @@ class Ribbon {
   int build_attempts() const { return attempts_; }
   double overhead() const { return keys_ ? static_cast<double>(slots_) / keys_ - 1 : 0.0; }
 
-  Theory theory() const {
-    const double bpk = keys_ ? static_cast<double>(slots_) * r_ / keys_ : 0.0;
-    return {std::ldexp(1.0, -r_), bpk};
-  }
+  // r (1 + eps_w) whatever the blocks rounded m to; no keys, no bits per key.
+  Theory theory() const { return {std::ldexp(1.0, -r_), keys_ ? r_ * (1 + kOverhead) : 0.0}; }
 
   // The statistics add_stats reports (core/filter.h).
   static constexpr StatSpec kStats[] = {

@@ -48,10 +48,10 @@ TYPED_TEST(RibbonTest, RepeatedKeysAreRedundantRows) {
   EXPECT_EQ(CountContained(f, distinct), distinct.size());
   const Json s = StatsOf(f);
   EXPECT_EQ(s["redundant_rows"], 100);
-  EXPECT_DOUBLE_EQ(f.theory().bits_per_key, static_cast<double>(f.slots()) * 7 / 1000);
+  EXPECT_DOUBLE_EQ(f.theory().bits_per_key, 7 * (1 + TypeParam::kOverhead));
 }
 
-TYPED_TEST(RibbonTest, BitsPerKeyIsRTimesSlotsOverKeys) {
+TYPED_TEST(RibbonTest, SlotsAreNTimesOnePlusOverheadInWholeBlocks) {
   constexpr std::size_t n = 100000;
   const auto keys = UniformKeys(4, KeyStream::kMembers, n);
   for (int r : {4, 7, 8, 12}) {
@@ -59,7 +59,7 @@ TYPED_TEST(RibbonTest, BitsPerKeyIsRTimesSlotsOverKeys) {
     const std::size_t slots = TypeParam::SlotsFor(n, TypeParam::kOverhead);
     EXPECT_EQ(f.slots(), slots);
     EXPECT_EQ(slots % TypeParam::kRibbonWidth, 0u);
-    EXPECT_DOUBLE_EQ(f.theory().bits_per_key, static_cast<double>(slots) * r / n);
+    EXPECT_DOUBLE_EQ(f.theory().bits_per_key, r * (1 + TypeParam::kOverhead));  // not r m / n
     EXPECT_EQ(f.size_in_bytes(), slots * r / 8);
     // Rounding m up to whole blocks adds less than one block.
     EXPECT_NEAR(f.overhead(), TypeParam::kOverhead, 128.0 / n);

@@ -9,8 +9,11 @@
 //
 // Theory, n stored fingerprints, alpha = n / 2^q:
 //   FPR      = 1 - (1 - 2^-(q+r))^n ~ alpha / 2^r
-//   bits/key = (r + 2.125) S / n where S = all slots including overflow; (r + 2.125) / alpha
-//              when the overflow is ignored. add_stats also gives seed 000's (q + r + 3)/alpha.
+//   bits/key = (r + 2.125) / alpha, the paper's (overflow slots ignored). theory() reports it
+//              at the requested load, (r + 2.125) / L: the power-of-two table and the overflow
+//              slots are the allocation's, which the measured (r + 2.125) S / n shows (S = all
+//              slots, overflow included). add_stats also gives (r + 2.125) / alpha at the load
+//              reached (seed 002's) and seed 000's (q + r + 3) / alpha.
 // Sizing: --fpr eps gives r = ceil(log2(1/eps)); --bits-per-key B gives r = floor(B L - 2.125);
 // r in 2..32. --max-load L (default 0.95) gives the smallest q >= 6 with 2^q L >= n. Inserts
 // are accepted until a shift would pass the last overflow slot; such an insert is refused.
@@ -137,7 +140,7 @@ class BasicRsqf {
   Theory theory() const {
     const double n = static_cast<double>(stored());
     const double fpr = -std::expm1(n * std::log1p(-std::ldexp(1.0, -(core_.q() + core_.r()))));
-    return {fpr, n > 0 ? (core_.r() + Core::kMetadataBitsPerSlot) * core_.total_slots() / n : 0.0};
+    return {fpr, (core_.r() + Core::kMetadataBitsPerSlot) / max_load_};  // at L, not at alpha
   }
 
   std::pair<std::uint64_t, std::uint64_t> Fingerprint(std::uint64_t key) const {

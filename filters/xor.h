@@ -11,7 +11,11 @@
 // Theory, n distinct keys, k-bit fingerprints:
 //   FPR      = 2^-k   (a non-key passes only if its fingerprint equals the XOR of 3 slots,
 //                      which is independent of its fingerprint)
-//   bits/key = c k / n  ~ 1.23 k + 32 k / n
+//   bits/key = (1.23 n + 32) k / n = 1.23 k + 32 k / n: the paper's capacity, its additive 32
+//              included, at the n keys given. theory() reports this formula; the floor of
+//              1.23 n and the round-up to three equal blocks are the allocation's (-1 .. +2
+//              slots), so the measured c k / n lies within -k/n .. +2k/n of it, plus bit
+//              packing's last byte (< 8/n).
 // Sizing: xor8 / xor16 fix k and ignore --fpr. `xor`: --fpr eps gives k = ceil(log2(1/eps));
 // --bits-per-key B gives k = floor(B / 1.23); k in 1 .. 32, bit-packed.
 // Repeated keys are removed (sort + unique on a copy) only after a failed peel, since a
@@ -124,10 +128,13 @@ class Xor {
   std::size_t slots() const { return slots_; }
   int build_attempts() const { return attempts_; }
 
-  Theory theory() const {
-    const double bpk = keys_ ? static_cast<double>(slots_) * bits_ / keys_ : 0.0;
-    return {std::ldexp(1.0, -bits_), bpk};
+  // The paper's bits/key for n keys of k bits (header), whatever the slot array became.
+  static double TheoryBitsPerKey(std::size_t n, int k) {
+    const double nd = static_cast<double>(n);
+    return n ? (1.23 * nd + 32) * k / nd : 0.0;
   }
+
+  Theory theory() const { return {std::ldexp(1.0, -bits_), TheoryBitsPerKey(keys_, bits_)}; }
 
   // The statistics add_stats reports (core/filter.h).
   static constexpr StatSpec kStats[] = {

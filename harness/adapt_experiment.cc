@@ -33,6 +33,7 @@ AcfParams ParamsFor(const AdaptGeometry& g, std::uint64_t seed) {
   p.seed = seed;
   p.max_kicks = g.max_kicks;
   p.max_moves = g.max_moves;
+  p.max_load = g.max_load;
   return p;
 }
 

@@ -91,7 +91,7 @@ const std::vector<FieldSpec> kRecordFields = {
     // Space and accuracy.
     {"size_bytes", "integer", "bytes", "the filter's storage", kEvery},
     {"bits_per_key", "number", "bits/key", "8 * size_bytes / keys_inserted", kEvery},
-    {"bits_per_key_theory", "number", "bits/key", "bits per key the family's formula gives (see the filter's header)", kFilters},
+    {"bits_per_key_theory", "number", "bits/key", "bits per key the family's space formula gives at the cell's target (capacity, or n for static filters; FPR or width; max load), never read back from the allocation: bits_per_key differs by the table's rounding (powers of two, whole blocks, overflow) and by any keys short of capacity (see the filter's header)", kFilters},
     {"fpr", "number|null", "fraction", "measured false-positive rate: false_positives / negative_queries (adapt cell rows: the mean over trials); null without negative queries", kEvery},
     {"fpr_ci_low", "number", "fraction", "lower end of fpr's 95% Wilson interval over the queries", kEvery},
     {"fpr_ci_high", "number", "fraction", "upper end of fpr's 95% Wilson interval over the queries", kEvery},
