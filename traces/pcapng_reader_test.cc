@@ -431,14 +431,7 @@ TEST(PcapngReader, CorruptedCapturesNeverCrash) {
   XorShift64Star rng(2025);
   int errors = 0, read = 0;
   for (int round = 0; round < 600; ++round) {
-    Bytes bad = good;
-    const int flips = 1 + static_cast<int>(rng.Next() % 8);
-    for (int i = 0; i < flips; ++i) {
-      // Past the first section header's type most of the time, so the damage reaches blocks.
-      const std::size_t at = 4 + ReduceRange(rng.Next(), bad.size() - 4);
-      bad[at] = static_cast<std::uint8_t>(rng.Next());
-    }
-    if (round % 7 == 0) bad.resize(ReduceRange(rng.Next(), bad.size()) + 1);
+    const Bytes bad = Damaged(good, rng, round);
     WriteBytes(dir.File("fuzz.pcapng"), bad);
     try {
       const ReadSummary s = ReadTrace(dir.File("fuzz.pcapng"), [](const TraceRecord&) {});

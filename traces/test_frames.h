@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/errors.h"
+#include "core/hashing.h"
 #include "traces/flow.h"
 #include "traces/pcap_writer.h"
 #include "traces/trace_io.h"
@@ -211,6 +212,20 @@ inline void WriteBytes(const std::string& path, const Bytes& bytes) {
 inline Bytes ReadBytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   return Bytes(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// A copy of `good` with 1 to 8 random bytes changed past its first four (the file's magic, or
+// the first block's type, survives, so the damage reaches the reader's later checks); every
+// 7th round it is also cut at a random length. The readers' corruption tests feed these.
+inline Bytes Damaged(const Bytes& good, XorShift64Star& rng, int round) {
+  Bytes bad = good;
+  const int flips = 1 + static_cast<int>(rng.Next() % 8);
+  for (int i = 0; i < flips; ++i) {
+    const std::size_t at = 4 + ReduceRange(rng.Next(), bad.size() - 4);
+    bad[at] = static_cast<std::uint8_t>(rng.Next());
+  }
+  if (round % 7 == 0) bad.resize(ReduceRange(rng.Next(), bad.size()) + 1);
+  return bad;
 }
 
 // Flows the reader tests write and expect back: TCP and UDP over IPv4 and IPv6.
