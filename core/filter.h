@@ -16,6 +16,11 @@
 //   add_stats(Stats&) const counters of the filter's own (cuckoo kicks, build attempts, ...),
 //                           each one declared in the filter's kStats (name, type, unit, meaning)
 //                           or, when several families share it, in core/stat_catalog.h
+//   contains_many(keys, out) const
+//                           batched lookups (BatchedFilter): out[i] = contains(keys[i]), and
+//                           the number of ones returned. A filter provides it where batching
+//                           pays: hash a group of keys, prefetch every cache line the group
+//                           will read, then probe, so the group's misses overlap.
 //
 // Statistics come back as plain name/value data: filters never see the output format, and the
 // result writer (harness/) serialises them and checks every name against the schema.
@@ -146,6 +151,12 @@ template <class F>
 concept ErasableFilter = Filter<F> && requires(F& f, std::uint64_t key) {
   { f.erase(key) } -> std::same_as<bool>;  // false: no copy found
 };
+
+template <class F>
+concept BatchedFilter =
+    Filter<F> && requires(const F& f, std::span<const std::uint64_t> keys, std::span<std::uint8_t> out) {
+      { f.contains_many(keys, out) } -> std::same_as<std::size_t>;  // out.size() == keys.size()
+    };
 
 template <class F>
 concept HasLoadFactor = requires(const F& f) {

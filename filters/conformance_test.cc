@@ -57,6 +57,34 @@ TYPED_TEST(Conformance, FalsePositiveRateMatchesTheory) {
   EXPECT_LE(static_cast<double>(false_positives), band.high) << "theory FPR " << theory;
 }
 
+// A batched path must answer exactly as contains() does, key by key, for members and
+// non-members, at batch sizes that are and are not multiples of the filter's internal group.
+TYPED_TEST(Conformance, BatchedLookupsAnswerAsSingleOnes) {
+  if constexpr (!BatchedFilter<TypeParam>) {
+    GTEST_SKIP() << TypeParam::kName << " has no contains_many";
+  } else {
+    constexpr std::size_t kKeys = 20000;
+    const auto keys = UniformKeys(5, KeyStream::kMembers, kKeys);
+    const auto built = Build<TypeParam>(keys, ParamsFor(kKeys, 11));
+    std::vector<std::uint64_t> queries = UniformKeys(5, KeyStream::kNonMembers, kKeys);
+    queries.insert(queries.end(), keys.begin(), keys.end());
+    for (std::size_t length : {std::size_t{0}, std::size_t{1}, std::size_t{7}, std::size_t{33},
+                               std::size_t{1000}, queries.size()}) {
+      const std::span<const std::uint64_t> batch(queries.data() + (queries.size() - length) / 2, length);
+      std::vector<std::uint8_t> out(length, 2);
+      const std::size_t ones = built.filter.contains_many(batch, out);
+      std::size_t expected_ones = 0, differ = 0;
+      for (std::size_t i = 0; i < length; ++i) {
+        const bool single = built.filter.contains(batch[i]);
+        expected_ones += single ? 1 : 0;
+        differ += out[i] != (single ? 1 : 0) ? 1 : 0;
+      }
+      EXPECT_EQ(differ, 0u) << "batch of " << length;
+      EXPECT_EQ(ones, expected_ones) << "batch of " << length;
+    }
+  }
+}
+
 TYPED_TEST(Conformance, SameSeedSameFilter) {
   const auto keys = UniformKeys(5, KeyStream::kMembers, 20000);
   const auto probes = UniformKeys(5, KeyStream::kNonMembers, 200000);

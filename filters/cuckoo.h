@@ -68,6 +68,7 @@ class Cuckoo {
  public:
   static constexpr int kSlotsPerBucket = 4;
   static constexpr double kDefaultMaxLoad = 0.95;
+  static constexpr std::size_t kLookupGroup = 16;  // keys hashed and prefetched together
   static constexpr std::string_view kName = cuckoo_detail::NameFor(kFixedBits);
   // The width is part of the type (cuckoo12, xor8): --fpr does not change the filter.
   static constexpr bool kFixedWidth = kFixedBits != 0;
@@ -143,9 +144,35 @@ class Cuckoo {
     return false;
   }
 
+  // Both buckets are read and compared before either answer is used: no branch on the first
+  // bucket, whose outcome a present key makes unpredictable (about 3 in 5 sit in i1 at 0.95).
   bool contains(std::uint64_t key) const {
     const auto [i1, fp] = IndexAndFingerprint(key);
-    return BucketHas(i1, fp) || BucketHas(AltIndex(i1, fp), fp);
+    return (BucketMatches(i1, fp) | BucketMatches(AltIndex(i1, fp), fp)) != 0;
+  }
+
+  // Groups of kLookupGroup keys: hash the group and prefetch both buckets of every key, then
+  // compare, so up to 2 * kLookupGroup cache misses are in flight instead of two.
+  std::size_t contains_many(std::span<const std::uint64_t> keys, std::span<std::uint8_t> out) const {
+    std::size_t ones = 0;
+    std::array<IndexFp, kLookupGroup> first;
+    std::array<std::uint64_t, kLookupGroup> second;
+    for (std::size_t start = 0; start < keys.size(); start += kLookupGroup) {
+      const std::size_t count = std::min(kLookupGroup, keys.size() - start);
+      for (std::size_t j = 0; j < count; ++j) {
+        first[j] = IndexAndFingerprint(keys[start + j]);
+        second[j] = AltIndex(first[j].index, first[j].fp);
+        PrefetchBucket(first[j].index);
+        PrefetchBucket(second[j]);
+      }
+      for (std::size_t j = 0; j < count; ++j) {
+        const bool hit =
+            (BucketMatches(first[j].index, first[j].fp) | BucketMatches(second[j], first[j].fp)) != 0;
+        out[start + j] = hit ? 1 : 0;
+        ones += hit ? 1 : 0;
+      }
+    }
+    return ones;
   }
 
   bool erase(std::uint64_t key) {
@@ -214,7 +241,7 @@ class Cuckoo {
   // top), uniform over the nonzero values: independent as long as p + f <= 64.
   IndexFp IndexAndFingerprint(std::uint64_t key) const {
     const std::uint64_t h = HashKey(key, seed_);
-    return {h & bucket_mask_, ReduceRange(h, (1ULL << fingerprint_bits_) - 1) + 1};
+    return {h & bucket_mask_, ReduceRange(h, (1ULL << Width()) - 1) + 1};
   }
 
   // One multiply: the product's bits 32..63 depend on every bit of fp, and this sits on the
@@ -224,24 +251,31 @@ class Cuckoo {
     return index ^ (offset ? offset : 1);
   }
 
-  bool BucketHas(std::uint64_t bucket, std::uint64_t fp) const {
+  // Nonzero when the bucket holds fp. Buckets of at most 64 bits (f <= 16) are compared in one
+  // load with the "has a zero lane" trick on bucket XOR (fp in every lane): (x - low) & ~x &
+  // high flags a lane only if some lane at or below it is zero, so the word is nonzero exactly
+  // when some lane equals fp. A fixed width makes every shift and mask a constant.
+  std::uint64_t BucketMatches(std::uint64_t bucket, std::uint64_t fp) const {
+    const int f = Width();
     const std::uint64_t base = bucket * kSlotsPerBucket;
-    const int f = fingerprint_bits_;
-    if (f <= 15 || f == 16) {
-      // The whole bucket (4f bits) sits in one 64-bit load; test its four lanes for fp at
-      // once with the "has a zero lane" bit trick on bucket XOR (fp in every lane).
+    if (f <= 16) {
       const std::uint64_t lane_low = LaneLowBits(f);
       const std::uint64_t lanes = f == 16 ? ~0ULL : (1ULL << (4 * f)) - 1;
       const std::uint64_t x = slots_.get_bits(base * f, 4 * f) ^ (fp * lane_low);
-      return (((x - lane_low) & ~x & (lane_low << (f - 1))) & lanes) != 0;
+      return ((x - lane_low) & ~x & (lane_low << (f - 1))) & lanes;
     }
-    for (int s = 0; s < kSlotsPerBucket; ++s) {
-      if (slots_.get(base + s) == fp) return true;
-    }
-    return false;
+    std::uint64_t found = 0;
+    for (int s = 0; s < kSlotsPerBucket; ++s) found |= slots_.get(base + s) == fp ? 1 : 0;
+    return found;
   }
 
-  static std::uint64_t LaneLowBits(int f) {
+  void PrefetchBucket(std::uint64_t bucket) const {
+    __builtin_prefetch(slots_.data() + (bucket * kSlotsPerBucket * Width()) / 8);
+  }
+
+  int Width() const { return kFixedBits ? kFixedBits : fingerprint_bits_; }
+
+  static constexpr std::uint64_t LaneLowBits(int f) {
     return 1ULL | (1ULL << f) | (1ULL << (2 * f)) | (1ULL << (3 * f));
   }
 

@@ -59,6 +59,14 @@ std::size_t CountContained(const F& filter, std::span<const std::uint64_t> keys)
   return found;
 }
 
+// The batched query loop: the same count through the filter's contains_many. `answers` is the
+// caller's buffer (one byte per key), allocated and touched outside the timed region.
+template <BatchedFilter F>
+std::size_t CountContainedBatched(const F& filter, std::span<const std::uint64_t> keys,
+                                  std::span<std::uint8_t> answers) {
+  return filter.contains_many(keys, answers.first(keys.size()));
+}
+
 // What a churn run observed; the caller checks false_negatives == 0.
 struct ChurnOutcome {
   std::size_t false_negatives = 0;
