@@ -159,6 +159,9 @@ TEST_F(Suite, BadSuiteFilesAreRefusedWithTheirLineAndKey) {
        "filters = { names = [\"bloom\"] }\nquick = {}\n",
        "filter 'bloom' cannot take part in adaptive experiments"},
       {"[suite]\nname = \"t\"\nbogus = 1\n", ":3:9: [suite]: unknown key 'bogus'"},
+      {"[suite]\nname = \"t\"\n[[experiment]]\nid = \"m\"\nkind = \"micro\"\n"
+       "filters = { names = [\"bloom\"] }\noperations = [\"inserts\"]\nquick = {}\n",
+       ":3:1: experiment 'm': operations: unknown operation 'inserts'"},
   };
   for (const Case& c : cases) {
     const fs::path file = dir_ / "bad.toml";

@@ -67,10 +67,11 @@ std::optional<std::uint64_t> MeasureBuildBytes(const FilterParams& params, std::
     mark();
     if constexpr (StaticFilter<F>) {
       const F filter = F::build(members, params);
-      (void)filter.size_in_bytes();
+      mark();
     } else {
       F filter(params);
       for (std::uint64_t key : members) (void)filter.insert(key);
+      mark();
     }
   });
 }

@@ -1,7 +1,14 @@
 // harness/micro_bench.cc - amqbench_micro: Google Benchmark micro-benchmarks of insert (or
 // build) and query for every filter in filters/all.h, at each n of --keys (default 10^6 keys;
 // harness/micro_size.h). Names:
-// "<filter>/<insert|build|query_present|query_absent>/n:<n>/real_time".
+// "<filter>/<operation>/n:<n>/real_time", the operations being
+//   insert | build           warm: into memory already mapped and touched (see BM_Build)
+//   insert_cold | build_cold cold: the table allocated, zeroed and faulted in inside the timed
+//                            region, as FastFilter's single pass times it
+//   query_present | query_absent                  one contains() per key
+//   query_present_batched | query_absent_batched  contains_many() over the whole buffer, for
+//                            filters that batch (BatchedFilter): hashes and prefetches a group
+//                            of keys before probing any of them
 //
 // Reproduces the shape of FastFilter's bulk-insert-and-query table (REFERENCE_NUMBERS.md §2):
 // there, on this machine class, Cuckoo12 inserts at ~39-44 ns/key and queries at ~7-9.7,
@@ -15,6 +22,7 @@
 // (or a static filter's own build), called directly for the filter type.
 #include <benchmark/benchmark.h>
 #include <malloc.h>
+#include <sys/resource.h>
 
 #include <cstdio>
 #include <memory>
@@ -35,6 +43,12 @@ std::span<const std::uint64_t> Members(std::size_t n) {
 }
 std::span<const std::uint64_t> NonMembers(std::size_t n) {
   return MicroKeyPrefix<1, KeyStream::kNonMembers>(n);
+}
+
+long MinorFaults() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return usage.ru_minflt;
 }
 
 void ReportPerKey(benchmark::State& state, std::size_t keys) {
@@ -120,7 +134,10 @@ const Built<F>& BuiltFor(std::size_t n, bool& holds_every_key) {
   return *static_cast<const Built<F>*>(slot.built.get());
 }
 
-template <Filter F>
+// The query loop over n members or n non-members of the held filter, one contains() per key
+// or (batched) contains_many over the whole buffer into answers allocated and touched before
+// timing. The batched path must also find every member before it is timed.
+template <Filter F, bool kBatched = false>
 void BM_Query(benchmark::State& state, bool members) {
   const std::size_t n = static_cast<std::size_t>(state.range(0));
   bool holds_every_key = false;
@@ -130,15 +147,78 @@ void BM_Query(benchmark::State& state, bool members) {
     return;
   }
   const auto queries = members ? Members(n) : NonMembers(n);
-  for (auto _ : state) benchmark::DoNotOptimize(CountContained(built.filter, queries));
+  if constexpr (kBatched) {
+    std::vector<std::uint8_t> answers(n, 0);
+    if (members && CountContainedBatched(built.filter, queries, answers) != n) {
+      state.SkipWithError("false negatives in the batched path");
+      return;
+    }
+    for (auto _ : state) benchmark::DoNotOptimize(CountContainedBatched(built.filter, queries, answers));
+  } else {
+    for (auto _ : state) benchmark::DoNotOptimize(CountContained(built.filter, queries));
+  }
   ReportPerKey(state, n);
   // How much memory the lookups range over: plots mark where a filter outgrows each cache.
   state.counters["bits_per_key"] = 8.0 * double(built.filter.size_in_bytes()) / double(n);
 }
 
+// Insert n keys into a fresh filter (dynamic), or build it (static), on fresh memory: the
+// allocation, the zeroing and the first touch of every page are timed, as in a program that
+// builds a filter once. malloc_trim(0) before each pass hands the previous pass's pages back
+// to the kernel (main() keeps them otherwise), and page_faults_per_key shows they were taken
+// again.
+template <Filter F>
+void BM_BuildCold(benchmark::State& state) {
+  const std::size_t n = static_cast<std::size_t>(state.range(0));
+  const auto keys = Members(n);
+  const FilterParams params = MicroFilterParams(n);
+  long faults = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    malloc_trim(0);
+    const long faults_before = MinorFaults();
+    state.ResumeTiming();
+    bool refused = false;
+    if constexpr (StaticFilter<F>) {
+      F filter = F::build(keys, params);
+      benchmark::DoNotOptimize(filter);
+      state.PauseTiming();
+      faults += MinorFaults() - faults_before;
+      { F discard = std::move(filter); }
+    } else {
+      F filter(params);
+      std::vector<std::size_t> failed;
+      benchmark::DoNotOptimize(InsertAll(filter, keys, failed));
+      state.PauseTiming();
+      faults += MinorFaults() - faults_before;
+      refused = !failed.empty();
+      { F discard = std::move(filter); }
+    }
+    if (refused) {
+      state.SkipWithError("an insert was refused: the table cannot hold n keys at this load");
+      break;
+    }
+    state.ResumeTiming();
+  }
+  ReportPerKey(state, n);
+  state.counters["page_faults_per_key"] =
+      benchmark::Counter(static_cast<double>(faults) / static_cast<double>(n),
+                         benchmark::Counter::kAvgIterations);
+}
+
 // One benchmark per n of --keys, named ".../n:<n>/real_time".
 benchmark::internal::Benchmark* AtEveryN(benchmark::internal::Benchmark* b) {
   return AtEachMicroN(b)->Unit(benchmark::kMillisecond)->UseRealTime();
+}
+
+template <Filter F>
+void RegisterBatched() {
+  if constexpr (BatchedFilter<F>) {
+    AtEveryN(benchmark::RegisterBenchmark((std::string(F::kName) + "/query_present_batched").c_str(),
+                                          [](benchmark::State& s) { BM_Query<F, true>(s, true); }));
+    AtEveryN(benchmark::RegisterBenchmark((std::string(F::kName) + "/query_absent_batched").c_str(),
+                                          [](benchmark::State& s) { BM_Query<F, true>(s, false); }));
+  }
 }
 
 template <class... Fs>
@@ -152,6 +232,11 @@ void RegisterAll(TypeList<Fs...>) {
   (AtEveryN(benchmark::RegisterBenchmark((std::string(Fs::kName) + "/query_absent").c_str(),
                                          [](benchmark::State& s) { BM_Query<Fs>(s, false); })),
    ...);
+  (AtEveryN(benchmark::RegisterBenchmark(
+       (std::string(Fs::kName) + (StaticFilter<Fs> ? "/build_cold" : "/insert_cold")).c_str(),
+       BM_BuildCold<Fs>)),
+   ...);
+  (RegisterBatched<Fs>(), ...);
 }
 
 }  // namespace

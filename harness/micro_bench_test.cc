@@ -69,17 +69,23 @@ TEST(MicroKeys, AListGivesOneBenchmarkPerFilterOperationAndN) {
   const std::multiset<std::string> every_n = {"1024", "2048", "4096"};
   for (const auto& [base, ns] : by_base) EXPECT_EQ(ns, every_n) << base;
   for (const FilterEntry& f : Registry()) {
-    for (const std::string op : {f.dynamic ? "insert" : "build", "query_present", "query_absent"}) {
+    for (const std::string op : {f.dynamic ? "insert" : "build", f.dynamic ? "insert_cold" : "build_cold",
+                                 "query_present", "query_absent"}) {
       EXPECT_TRUE(by_base.count(std::string(f.name) + "/" + op)) << f.name << "/" << op;
     }
   }
+  // A filter with contains_many has its batched twins beside the one-at-a-time lookups.
+  EXPECT_TRUE(by_base.count("cuckoo12/query_present_batched"));
+  EXPECT_TRUE(by_base.count("cuckoo12/query_absent_batched"));
   EXPECT_TRUE(by_base.count("static/xor8/build_warm"));
 }
 
 TEST(MicroKeys, EachBenchmarkRunsAtItsNAndTheContextSaysWhich) {
-  const MicroRun run = RunMicro(
-      "--keys=1024,2048 --benchmark_filter='^bloom/' --benchmark_min_time=0.001"
-      " --benchmark_format=json");
+  MicroParams p;
+  p.filters = {"bloom"};
+  p.operations = {"insert", "query_present", "query_absent"};
+  const MicroRun run = RunMicro("--keys=1024,2048 --benchmark_filter='" + MicroBenchmarkFilter(p) +
+                                "' --benchmark_min_time=0.001 --benchmark_format=json");
   ASSERT_EQ(run.status, 0);
   const nlohmann::json doc = nlohmann::json::parse(run.out);
   std::set<std::string> names;
@@ -95,6 +101,29 @@ TEST(MicroKeys, EachBenchmarkRunsAtItsNAndTheContextSaysWhich) {
   EXPECT_EQ(names, expected);
   EXPECT_EQ(doc["context"]["keys"], "1024,2048");
   EXPECT_TRUE(doc["context"].contains("amq_caches"));
+}
+
+TEST(MicroKeys, OperationsNarrowTheFiltersButNotTheFamilyBenchmarks) {
+  MicroParams p;
+  p.filters = {"bloom", "cuckoo12"};
+  p.benchmarks = {"static"};
+  EXPECT_EQ(MicroBenchmarkFilter(p), "^(bloom|cuckoo12|static)/");
+  p.operations = {"insert", "query_absent_batched"};
+  EXPECT_EQ(MicroBenchmarkFilter(p), "^((bloom|cuckoo12)/(insert|query_absent_batched)/|(static)/)");
+}
+
+// The cold build takes its pages from the kernel on every pass (malloc_trim hands the last
+// pass's back), and says so with a page-fault count; the warm one reuses mapped memory. At
+// n = 65536, cuckoo12's table is 96 KiB, 24 pages.
+TEST(MicroKeys, AColdBuildFaultsItsTableIn) {
+  const MicroRun run = RunMicro(
+      "--keys=65536 --benchmark_filter='^cuckoo12/insert_cold/' --benchmark_min_time=0.001"
+      " --benchmark_format=json");
+  ASSERT_EQ(run.status, 0);
+  const nlohmann::json doc = nlohmann::json::parse(run.out);
+  ASSERT_EQ(doc["benchmarks"].size(), 1u);
+  const double faults_per_key = doc["benchmarks"][0]["page_faults_per_key"].get<double>();
+  EXPECT_GE(faults_per_key * 65536, 24.0);
 }
 
 TEST(MicroKeys, ABadListIsRefusedWithExitStatus2) {

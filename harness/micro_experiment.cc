@@ -51,12 +51,14 @@ class MicroPlan : public ExperimentPlan {
     cell.cell_id = CellId(cell.identity);
     // Cost units are key operations, about 10^7 a second here: each benchmark repetition runs
     // for about 0.6 s (Google Benchmark's 0.5 s minimum and its setup) plus a few passes over
-    // its n keys (an untimed build, then at least one timed pass); a filter has three
-    // benchmarks per n, a family prefix about twenty.
+    // its n keys (an untimed build, then at least one timed pass); a filter has four to
+    // six benchmarks per n, a family prefix about twenty.
     const double min_time = p_.min_time > 0 ? p_.min_time : 0.5;
     double per_benchmark = 0;
     for (std::size_t n : KeyCounts()) per_benchmark += 1e7 * (min_time + 0.1) + 4.0 * double(n);
-    const double benchmarks = 3.0 * double(p_.filters.size()) + 20.0 * double(p_.benchmarks.size());
+    // Per filter: build or insert warm and cold, two queries and (batched filters) two batched.
+    const double per_filter = p_.operations.empty() ? 5.0 : double(p_.operations.size());
+    const double benchmarks = per_filter * double(p_.filters.size()) + 20.0 * double(p_.benchmarks.size());
     cell.cost = per_benchmark * benchmarks * p_.repetitions;
     cell.label = "amqbench_micro (" + p_.build + ")";
     cells_.push_back(cell);
@@ -164,12 +166,29 @@ class MicroPlan : public ExperimentPlan {
 
 }  // namespace
 
+namespace {
+std::string Alternatives(const std::vector<std::string>& names) {
+  std::string joined;
+  for (const std::string& n : names) joined += (joined.empty() ? "" : "|") + n;
+  return joined;
+}
+}  // namespace
+
+std::string MicroOperationsText() {
+  std::string text;
+  for (std::string_view op : kMicroOperations) text += (text.empty() ? "" : ", ") + std::string(op);
+  return text;
+}
+
 std::string MicroBenchmarkFilter(const MicroParams& p) {
-  std::string names;
-  for (const auto& list : {p.filters, p.benchmarks}) {
-    for (const std::string& n : list) names += (names.empty() ? "" : "|") + n;
+  if (p.operations.empty()) {
+    std::vector<std::string> names = p.filters;
+    names.insert(names.end(), p.benchmarks.begin(), p.benchmarks.end());
+    return "^(" + Alternatives(names) + ")/";
   }
-  return "^(" + names + ")/";
+  std::string either = "(" + Alternatives(p.filters) + ")/(" + Alternatives(p.operations) + ")/";
+  if (!p.benchmarks.empty()) either += "|(" + Alternatives(p.benchmarks) + ")/";
+  return "^(" + either + ")";
 }
 
 std::unique_ptr<ExperimentPlan> MakeMicroPlan(const MicroParams& params) {

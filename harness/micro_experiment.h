@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "harness/runner.h"
@@ -18,6 +19,7 @@ namespace amq {
 struct MicroParams {
   std::vector<std::string> filters;     // benchmark names start with "<filter>/"
   std::vector<std::string> benchmarks;  // family benchmarks: regular-expression prefixes ("static")
+  std::vector<std::string> operations;  // of the filters' benchmarks; empty: every one
   std::string build = "portable";
   std::string binary;                   // the amqbench_micro to run
   std::vector<std::size_t> keys;        // n of every size-taking benchmark; empty: 10^6
@@ -27,7 +29,14 @@ struct MicroParams {
 
 std::unique_ptr<ExperimentPlan> MakeMicroPlan(const MicroParams& params);
 
-// The regular expression that selects exactly those benchmarks: ^(a|b|c)/
+// The operations amqbench_micro times per filter (harness/micro_bench.cc says what each is).
+inline constexpr std::string_view kMicroOperations[] = {
+    "insert", "build", "insert_cold", "build_cold", "query_present", "query_absent",
+    "query_present_batched", "query_absent_batched"};
+std::string MicroOperationsText();  // "insert, build, ..."
+
+// The regular expression that selects exactly those benchmarks: ^(a|b|c)/ for filters a, b and
+// family prefix c, ^((a|b)/(insert|query_absent)/|c/) when operations are named.
 std::string MicroBenchmarkFilter(const MicroParams& params);
 
 }  // namespace amq

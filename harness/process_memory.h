@@ -31,9 +31,10 @@ struct AvailableMemory {
 };
 std::optional<AvailableMemory> AvailableMemoryBytes();
 
-// Runs `work` in a forked child. `work` calls mark() once its inputs are made; the result is
-// how far the child's resident set rose above its size at mark() (nullopt if the child could
-// not be started or did not report).
+// Runs `work` in a forked child. `work` calls mark() once its inputs are made, and again once
+// its result is made, before freeing anything; the result is how far the child's resident set
+// rose above its size at the first mark() (nullopt if the child could not be started or did
+// not report).
 std::optional<std::uint64_t> PeakGrowthInChild(
     const std::function<void(const std::function<void()>& mark)>& work);
 

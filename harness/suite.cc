@@ -83,6 +83,7 @@ const std::map<std::string, std::vector<KeySpec>> kKindKeys = {
     {"micro",
      {{"filters", Type::kFilters},
       {"benchmarks", Type::kStrList},
+      {"operations", Type::kStrList},
       {"keys", Type::kIntList, 1000, 1e9},
       {"build", Type::kStr},
       {"repetitions", Type::kInt, 1, 100},
@@ -532,6 +533,15 @@ class SuiteReader {
       MicroParams m;
       for (const FilterEntry* f : filters) m.filters.emplace_back(f->name);
       if (p.contains("benchmarks")) m.benchmarks = p["benchmarks"].get<std::vector<std::string>>();
+      if (p.contains("operations")) {
+        m.operations = p["operations"].get<std::vector<std::string>>();
+        for (const std::string& op : m.operations) {
+          if (std::find(std::begin(kMicroOperations), std::end(kMicroOperations), op) ==
+              std::end(kMicroOperations)) {
+            throw InputError("operations: unknown operation '" + op + "' (" + MicroOperationsText() + ")");
+          }
+        }
+      }
       const std::string build = p.value("build", std::string("portable"));
       if (build != "portable" && build != "native") throw InputError("build must be portable or native");
       m.build = build;
