@@ -13,6 +13,7 @@
 #include <string>
 #include <thread>
 
+#include "harness/perf_counters.h"
 #include "harness/cache_sizes.h"
 #include "harness/result_file.h"
 
@@ -91,6 +92,9 @@ Json RunContext(const std::string& command_line, std::uint64_t seed) {
   context["caches"] = Caches();
   context["cpu_has_bmi2"] = CpuHasFlag("bmi2");
   context["cpu_has_avx2"] = CpuHasFlag("avx2");
+  context["hardware_counters"] = HardwareCounters::Shared().Available()
+                                     ? HardwareCounters::Shared().Reason()
+                                     : "unavailable: " + HardwareCounters::Shared().Reason();
   context["kernel"] = std::string(uts.sysname) + " " + uts.release;
   context["compiler"] = "g++ " __VERSION__;
   context["compiler_flags"] = AMQ_BUILD_FLAGS;

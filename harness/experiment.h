@@ -25,6 +25,7 @@
 #include "harness/stat_json.h"
 #include "core/hashing.h"
 #include "harness/kernels.h"
+#include "harness/perf_counters.h"
 #include "harness/result_file.h"
 #include "core/stats.h"
 #include "workloads/queries.h"
@@ -111,6 +112,31 @@ void RunChurnPhase(const CellSpec& spec, Json& record) {
   record["false_negatives"] = record["false_negatives"].get<std::size_t>() + outcome.false_negatives;
 }
 
+// The batched lookups (contains_many), timed like the one-at-a-time ones, and checked key by
+// key against contains(): batched_disagreements counts the keys the two paths answer
+// differently (0, or the batched path is wrong). Returns the members the batched path missed,
+// which count as false negatives.
+template <BatchedFilter F>
+std::size_t RunBatchedQueries(const F& filter, const QuerySet& queries, int repeats, Json& record) {
+  std::vector<std::uint8_t> answers(std::max(queries.positives.size(), queries.negatives.size()), 0);
+  std::size_t disagreements = 0, missed_members = 0;
+  for (const auto& [name, batch] : {std::pair{"query_ns_positive_batched", std::span(queries.positives)},
+                                    std::pair{"query_ns_negative_batched", std::span(queries.negatives)}}) {
+    std::vector<double> ns;
+    for (int pass = 0; pass < repeats; ++pass) {
+      ns.push_back(TimeNs([&] { KeepAlive(CountContainedBatched(filter, batch, answers)); }));
+    }
+    PutTiming(record, name, ns, batch.size());
+    const bool members = batch.data() == queries.positives.data();
+    for (std::size_t i = 0; i < batch.size(); ++i) {
+      disagreements += (answers[i] != 0) != filter.contains(batch[i]) ? 1 : 0;
+      missed_members += members && answers[i] == 0 ? 1 : 0;
+    }
+  }
+  record["batched_disagreements"] = disagreements;
+  return missed_members;
+}
+
 template <Filter F>
 Json RunCell(const CellSpec& spec) {
   Json record = CellHeader(spec);
@@ -165,10 +191,27 @@ Json RunCell(const CellSpec& spec) {
     const double ns = TimeNs([&] { KeepAlive(hits = CountContained(*filter, batch)); });
     return std::pair{ns, hits};
   };
+  // The first pass of each lookup loop is also counted in hardware, where counters exist; the
+  // counters start and stop outside the timed region.
+  HardwareCounters& counters = HardwareCounters::Shared();
+  counters.SayOnceIfUnavailable();
+  const auto counted = [&](const char* name, std::span<const std::uint64_t> batch, auto&& timed) {
+    counters.Start();
+    const auto result = timed();
+    if (const std::optional<CounterReading> c = counters.Stop(); c && !batch.empty()) {
+      const double n = static_cast<double>(batch.size());
+      record[std::string("query_cycles_") + name] = double(c->cycles) / n;
+      record[std::string("query_instructions_") + name] = double(c->instructions) / n;
+      record[std::string("query_cache_misses_") + name] = double(c->cache_misses) / n;
+    }
+    return result;
+  };
   std::size_t false_positives = 0;
   for (int pass = 0; pass < spec.repeats; ++pass) {
-    positive_ns.push_back(timed_count(queries.positives).first);
-    const auto [ns, hits] = timed_count(queries.negatives);
+    const auto positives = [&] { return timed_count(queries.positives); };
+    const auto negatives = [&] { return timed_count(queries.negatives); };
+    positive_ns.push_back((pass == 0 ? counted("positive", queries.positives, positives) : positives()).first);
+    const auto [ns, hits] = pass == 0 ? counted("negative", queries.negatives, negatives) : negatives();
     negative_ns.push_back(ns);
     false_positives = hits;  // identical on every pass: the filter does not change
     mixed_ns.push_back(timed_count(queries.mixed).first);
@@ -176,6 +219,10 @@ Json RunCell(const CellSpec& spec) {
   PutTiming(record, "query_ns_positive", positive_ns, queries.positives.size());
   PutTiming(record, "query_ns_negative", negative_ns, queries.negatives.size());
   PutTiming(record, "query_ns_mixed", mixed_ns, queries.mixed.size());
+  std::size_t batched_false_negatives = 0;
+  if constexpr (BatchedFilter<F>) {
+    batched_false_negatives = RunBatchedQueries(*filter, queries, spec.repeats, record);
+  }
 
   // 3. Correctness and accuracy against theory. The stream is checked query by query:
   // a member not found is a false negative, a non-member found a false positive.
@@ -190,7 +237,7 @@ Json RunCell(const CellSpec& spec) {
     }
   }
   const std::size_t found = CountContained(*filter, held);
-  record["false_negatives"] = (held.size() - found) + stream_false_negatives;
+  record["false_negatives"] = (held.size() - found) + stream_false_negatives + batched_false_negatives;
   record["stream_queries"] = queries.mixed.size();
   record["stream_negative_queries"] = stream_negatives;
   record["stream_false_positives"] = stream_false_positives;
