@@ -1,7 +1,7 @@
 // filters/cuckoo.h - cuckoo filter (B. Fan, D. G. Andersen, M. Kaminsky, M. Mitzenmacher,
 // "Cuckoo Filter: Practically Better Than Bloom", ACM CoNEXT 2014).
 //
-// Layout: m = 2^p buckets of b = 4 slots, each slot an f-bit fingerprint (bit-packed; 0 marks
+// Layout: m = 2^p buckets of b slots (b = 4 but in cuckoo12_b2 and cuckoo12_b8), each slot an f-bit fingerprint (bit-packed; 0 marks
 // an empty slot, so fingerprints take the values 1 .. 2^f - 1). A key has two candidate
 // buckets by partial-key cuckoo hashing: i1 from the key's hash, i2 = i1 XOR hash(fp), so a
 // fingerprint can move to its other bucket without the key. m must be a power of two for the
@@ -9,7 +9,7 @@
 // lab) so the two buckets always differ. hash(fp) takes bits 32.. of fp times an odd constant,
 // so tables of up to 2^32 buckets get offsets that depend on every fingerprint bit.
 //
-// Theory, load alpha = stored / (4 m):
+// Theory, load alpha = stored / (b m):
 //   FPR      = 1 - (1 - 1/(2^f - 1))^(2 b alpha)   ~ 2 b alpha / 2^f
 //              (a lookup compares against the 2b slots of two buckets, each occupied w.p. alpha)
 //   bits/key = f / alpha. theory() reports it at the requested load, f / L: rounding the table
@@ -34,6 +34,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <numeric>
 #include <optional>
 #include <span>
 #include <stdexcept>
@@ -49,7 +50,9 @@
 namespace amq {
 
 namespace cuckoo_detail {
-constexpr std::string_view NameFor(int bits) {
+constexpr std::string_view NameFor(int bits, int slots) {
+  if (slots == 2) return bits == 12 ? "cuckoo12_b2" : "cuckoo_b2";
+  if (slots == 8) return bits == 12 ? "cuckoo12_b8" : "cuckoo_b8";
   switch (bits) {
     case 0: return "cuckoo";
     case 8: return "cuckoo8";
@@ -61,20 +64,26 @@ constexpr std::string_view NameFor(int bits) {
 }  // namespace cuckoo_detail
 
 // kFixedBits = 0: the fingerprint width comes from FilterParams at run time (4 .. 32 bits).
-template <int kFixedBits>
+// kSlots: slots per bucket, b. The paper's and the seeds' filter has b = 4; b = 2 and 8 exist
+// to set kicks against load beside the load thresholds known for two-choice cuckoo hashing with
+// buckets of b slots (the cuckoo_load experiment): about 0.897 for b = 2, 0.980 for b = 4 and
+// above 0.99 for b = 8 (Cain, Sanders and Wormald, SODA 2007; Fernholz and Ramachandran, SODA
+// 2007). Space and FPR change with b as the formulas below say (2b slots are compared).
+template <int kFixedBits, int kSlots = 4>
 class Cuckoo {
   static_assert(kFixedBits == 0 || (kFixedBits >= 4 && kFixedBits <= 32));
+  static_assert(kSlots == 2 || kSlots == 4 || kSlots == 8);
 
  public:
-  static constexpr int kSlotsPerBucket = 4;
+  static constexpr int kSlotsPerBucket = kSlots;
   static constexpr double kDefaultMaxLoad = 0.95;
   static constexpr std::size_t kLookupGroup = 16;  // keys hashed and prefetched together
-  static constexpr std::string_view kName = cuckoo_detail::NameFor(kFixedBits);
+  static constexpr std::string_view kName = cuckoo_detail::NameFor(kFixedBits, kSlots);
   // The width is part of the type (cuckoo12, xor8): --fpr does not change the filter.
   static constexpr bool kFixedWidth = kFixedBits != 0;
   static constexpr std::string_view kFamily = "cuckoo";
   static constexpr std::string_view kParameters =
-      kFixedBits ? "fixed f; --max-load L (default 0.95): buckets = smallest 2^p with 4*2^p >= n/L"
+      kFixedBits ? "fixed f, b slots per bucket; --max-load L (default 0.95): buckets = smallest 2^p with b*2^p >= n/L"
                  : "--fpr eps: f = ceil(log2(1/eps)) + 3; --bits-per-key B: f = floor(B*L); "
                    "f in 4..32; --max-load L (default 0.95): buckets = smallest 2^p >= n/(4L)";
 
@@ -93,7 +102,7 @@ class Cuckoo {
     }
   }
 
-  // The smallest power of two m (at least 2: two distinct candidate buckets) with 4m >= n / L.
+  // The smallest power of two m (at least 2: two distinct candidate buckets) with b m >= n / L.
   static std::uint64_t BucketsFor(const FilterParams& p) {
     const double min_slots = std::ceil(static_cast<double>(p.capacity) / MaxLoadOf(p));
     std::uint64_t buckets = 2;
@@ -251,17 +260,19 @@ class Cuckoo {
     return index ^ (offset ? offset : 1);
   }
 
-  // Nonzero when the bucket holds fp. Buckets of at most 64 bits (f <= 16) are compared in one
-  // load with the "has a zero lane" trick on bucket XOR (fp in every lane): (x - low) & ~x &
-  // high flags a lane only if some lane at or below it is zero, so the word is nonzero exactly
-  // when some lane equals fp. A fixed width makes every shift and mask a constant.
+  // Nonzero when the bucket holds fp. A bucket that one unaligned 64-bit load covers (b f bits
+  // plus its start's offset in its byte) is compared at once with the "has a zero lane" trick
+  // on bucket XOR (fp in every lane): (x - low) & ~x & high flags a lane only if some lane at
+  // or below it is zero, so the word is nonzero exactly when some lane equals fp. A fixed
+  // width makes every shift and mask a constant.
   std::uint64_t BucketMatches(std::uint64_t bucket, std::uint64_t fp) const {
     const int f = Width();
+    const int bits = kSlotsPerBucket * f;
     const std::uint64_t base = bucket * kSlotsPerBucket;
-    if (f <= 16) {
+    if (bits + 8 - std::gcd(bits, 8) <= 64) {  // the largest in-byte offset a start can have
       const std::uint64_t lane_low = LaneLowBits(f);
-      const std::uint64_t lanes = f == 16 ? ~0ULL : (1ULL << (4 * f)) - 1;
-      const std::uint64_t x = slots_.get_bits(base * f, 4 * f) ^ (fp * lane_low);
+      const std::uint64_t lanes = bits == 64 ? ~0ULL : (1ULL << bits) - 1;
+      const std::uint64_t x = slots_.get_bits(base * f, bits) ^ (fp * lane_low);
       return ((x - lane_low) & ~x & (lane_low << (f - 1))) & lanes;
     }
     std::uint64_t found = 0;
@@ -275,8 +286,11 @@ class Cuckoo {
 
   int Width() const { return kFixedBits ? kFixedBits : fingerprint_bits_; }
 
+  // A one in the lowest bit of each of the b lanes of f bits.
   static constexpr std::uint64_t LaneLowBits(int f) {
-    return 1ULL | (1ULL << f) | (1ULL << (2 * f)) | (1ULL << (3 * f));
+    std::uint64_t low = 0;
+    for (int s = 0; s < kSlotsPerBucket; ++s) low |= 1ULL << (s * f);
+    return low;
   }
 
   bool TryPlace(std::uint64_t bucket, std::uint64_t fp) {

@@ -128,7 +128,12 @@ def kicks(frame: pd.DataFrame, out: Path, title: str) -> Path | None:
     fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.5))
     for name, rows in cuckoo.groupby("filter"):
         rows = rows.sort_values("load_factor")
-        left.plot(rows["load_factor"], rows["kicks_per_insert"], "o-", ms=4, label=name)
+        line, = left.plot(rows["load_factor"], rows["kicks_per_insert"], "o-", ms=4, label=name)
+        b = int(rows["slots_per_bucket"].iloc[0])
+        threshold = reference.CUCKOO_THRESHOLDS.get(b)
+        if threshold and cuckoo["slots_per_bucket"].nunique() > 1:
+            left.axvline(threshold.load, color=line.get_color(), ls="-.", lw=1,
+                         label=f"threshold b = {b}: {'>' if threshold.claim == 'at_least' else '≈'} {threshold.load:g}")
         err = np.vstack([rows["fpr"] - rows["fpr_ci_low"], rows["fpr_ci_high"] - rows["fpr"]])
         right.errorbar(rows["load_factor"], rows["fpr"], yerr=err, fmt="o", ms=4, capsize=2,
                        label=f"{name} measured")

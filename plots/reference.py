@@ -150,6 +150,22 @@ FUSE3_OVERHEAD_PCT = Figure(13.0, FUSE_PAPER, "3-wise: within 13% of the lower b
 FUSE4_OVERHEAD_PCT = Figure(8.0, FUSE_PAPER, "4-wise: within 8% of the lower bound")
 FUSE_BUILD_SPEEDUP = Figure(2.0, FUSE_PAPER, "construction more than twice as fast as XOR's")
 CUCKOO_LOAD = Figure(0.95, CUCKOO_PAPER, "b = 4 reaches ~95% load")
+CUCKOO_THRESHOLD_SOURCE = ("two-choice cuckoo hashing with buckets of b slots: Cain, Sanders and Wormald (SODA 2007);"
+                           " Fernholz and Ramachandran (SODA 2007)")
+
+
+@dataclass(frozen=True)
+class LoadThreshold:
+    load: float
+    claim: str  # "equal": the threshold itself; "at_least": only a bound is stated
+
+
+# Slots per bucket -> the load threshold of a table of that layout, as issue 11 states it.
+CUCKOO_THRESHOLDS = {
+    2: LoadThreshold(0.897, "equal"),
+    4: LoadThreshold(0.980, "equal"),
+    8: LoadThreshold(0.99, "at_least"),
+}
 RSQF_METADATA_BITS = Figure(2.125, RSQF_PAPER, "2.125 metadata bits per slot")
 RIBBON_SAVING_PCT = Figure(30.0, RIBBON_PAPER, "RocksDB's Ribbon ~30% smaller than its Bloom at equal FPR")
 RIBBON128_OVERHEAD_PCT = Figure(6.0, RIBBON_PAPER, "Standard128Ribbon ~6% over the lower bound")

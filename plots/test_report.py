@@ -139,3 +139,28 @@ def test_churn_theory_is_the_recorded_one_when_present():
     assert churn.theory_at_churn_load(new) == 0.0042
     assert churn.churn_load(new) == 0.7
     assert churn.theory_at_churn_load(dict(old, churn_fpr_theory=float("nan"))) == pytest.approx(0.009)
+
+
+def test_cuckoo_threshold_verdicts_follow_the_first_failures(tmp_path):
+    """Each layout's first failed insert is judged against its own threshold: b = 2 failing at
+    0.89 matches 0.897; b = 4 failing at 0.93 is more than twice the 0.02 tolerance short of
+    0.980; b = 8 with no failure up to 0.999 meets "above 0.99"."""
+    import pandas as pd
+    from sections import cuckoo_load
+
+    frame = pd.DataFrame([
+        dict(filter="cuckoo12_b2", slots_per_bucket=2, load_factor=0.88, insert_failures=0, first_failure_load=None),
+        dict(filter="cuckoo12_b2", slots_per_bucket=2, load_factor=0.90, insert_failures=3, first_failure_load=0.89),
+        dict(filter="cuckoo12", slots_per_bucket=4, load_factor=0.95, insert_failures=9, first_failure_load=0.93),
+        dict(filter="cuckoo12_b8", slots_per_bucket=8, load_factor=0.999, insert_failures=0, first_failure_load=None),
+    ])
+    results = result_set(results_dir(tmp_path))
+    lines = cuckoo_load.threshold_checks(results, frame)
+    assert len(lines) == 3
+    assert verdict_of(results, "b = 2") == stats.REPRODUCED
+    assert verdict_of(results, "b = 4") == stats.CONTRADICTED
+    assert verdict_of(results, "b = 8") == stats.REPRODUCED
+    frame.loc[3, ["insert_failures", "first_failure_load"]] = [2, 0.975]
+    results = result_set(results_dir(tmp_path))
+    cuckoo_load.threshold_checks(results, frame)
+    assert verdict_of(results, "b = 8") == stats.CONTRADICTED
