@@ -395,7 +395,8 @@ Json SummarizeTrials(const std::vector<Json>& trials) {
       s[std::string(key) + "_mean"] = mean;
       if (v.size() >= kTrialsForInterval) {
         const Interval ci = MeanInterval(v);
-        s[std::string(key) + "_mean_ci_low"] = ci.low;
+        // Counts are never negative, so neither is their mean: clipping keeps the coverage.
+        s[std::string(key) + "_mean_ci_low"] = std::max(0.0, ci.low);
         s[std::string(key) + "_mean_ci_high"] = ci.high;
       }
     }
