@@ -91,6 +91,16 @@ def test_seed001_verdicts_follow_the_numbers(tmp_path):
     assert verdict_of(results, "acf_cuckooing, |Q| = 1: the Cuckooing ACF") == stats.CONTRADICTED
 
 
+def test_cuckooing_against_a_rival_is_judged_from_the_intervals():
+    from sections.adaptive import rival_verdict
+
+    mine = {"fpr": 0.010, "fpr_ci_low": 0.008, "fpr_ci_high": 0.012}
+    assert rival_verdict(mine, {"fpr": 0.011, "fpr_ci_low": 0.009, "fpr_ci_high": 0.013}) == stats.REPRODUCED
+    assert rival_verdict(mine, {"fpr": 0.009, "fpr_ci_low": 0.007, "fpr_ci_high": 0.011}) == stats.PARTLY
+    assert rival_verdict(mine, {"fpr": 0.005, "fpr_ci_low": 0.004, "fpr_ci_high": 0.006}) == stats.CONTRADICTED
+    assert rival_verdict(mine, {"fpr": None, "fpr_ci_low": None, "fpr_ci_high": None}) == stats.NOT_MEASURED
+
+
 def test_quotient_conclusion_follows_the_numbers(tmp_path):
     from sections import quotient
 

@@ -15,6 +15,10 @@ from sections import common
 
 SECTION = "adaptive"
 GRID = "adapt_grid"
+# The grid again at the geometries seed 001's comparison needs (1 selector bit; k = 2, load 0.45).
+GEOMETRIES = ("adapt_grid_s1", "adapt_grid_premise")
+CUCKOOING = "acf_cuckooing"
+RIVALS = ("acf_cyclic", "acf_cyclic_ranges", "acf_swapping")
 TRACES = ("adapt_trace_real", "adapt_trace_synth")
 ADVERSARIAL = "adapt_adversarial"
 SUPPORT = "adapt_support"  # seed 001's repeated stream: adapt_adversarial cells over n
@@ -28,18 +32,22 @@ def controls(cells: pd.DataFrame) -> set[str]:
     return set(adaptations[adaptations == 0].index)
 
 
-def grid(results: ResultSet) -> list[str]:
-    cells = results.frame(GRID)
+def grid(results: ResultSet, experiment_id: str = GRID) -> list[str]:
+    cells = results.frame(experiment_id)
     if cells is None or cells.empty:
         return []
     ratios = sorted(cells["as_ratio"].unique())
+    geometry = (f"Cyclic ACFs: s = {int(cells.loc[cells['filter'].str.startswith('acf_cyclic'), 'selector_bits'].max())}"
+                f" selector bits; Cuckooing ACF: k = {int(cells.loc[cells['filter'] == CUCKOOING, 'tables'].max())} tables"
+                if {CUCKOOING, "acf_cyclic"} <= set(cells["filter"]) else "")
     parts = [
-        *common.heading(results, GRID, "###"),
+        *([""] if experiment_id != GRID else []),
+        *common.heading(results, experiment_id, "###"),
         f"S fills {cells['load_factor'].median():.1%} of {count(cells['slots'].iloc[0])} slots; A holds"
         " |A|/|S| × |S| non-member flows, each asked `queries_per_flow` times on average"
         f" ({cells['popularity'].iloc[0] if 'popularity' in cells else 'uniform'} popularity)."
         " Every filter has the same slots and bits"
-        " per slot; each A/S value draws its own flows. FPR is over all trials' queries, with its 95%"
+        f" per slot ({geometry}); each A/S value draws its own flows. FPR is over all trials' queries, with its 95%"
         " Wilson interval over *flows*, not queries: a static filter answers every query of a flow"
         " alike, so a flow is one draw (the interval is taken at Kish's effective number of flows,"
         " (Σm)²/Σm² for m queries per flow; for an adaptive filter, whose repeats agree less, it is"
@@ -72,8 +80,52 @@ def grid(results: ResultSet) -> list[str]:
                                    f"theory outside the 95% interval over flows in {outside} of {judged} cells",
                                    verdict, f"≤ {limit} cells (95th percentile of Binomial({judged}, 5%))").prose)
     lines.append(common.false_negative_check(results, SECTION, cells).prose)
-    parts += ["", *[f"- {line}" for line in lines], *common.figures(results, GRID)]
-    return parts
+    parts += ["", *[f"- {line}" for line in lines], *common.figures(results, experiment_id)]
+    return parts + cuckooing_vs_rivals(results, experiment_id, cells)
+
+
+def rival_verdict(mine, theirs) -> str:
+    """Seed 001's "the Cuckooing ACF is at least as good" in one cell, from the two FPRs and their
+    95% intervals over flows: no higher -> reproduced; higher, but the intervals overlap (the
+    sample cannot tell them apart) -> partly; its interval wholly above the rival's -> contradicted."""
+    if any(stats.is_missing(x) for x in (mine["fpr"], theirs["fpr"], mine.get("fpr_ci_low"), theirs.get("fpr_ci_high"))):
+        return stats.NOT_MEASURED
+    if mine["fpr"] <= theirs["fpr"]:
+        return stats.REPRODUCED
+    return stats.PARTLY if mine["fpr_ci_low"] <= theirs["fpr_ci_high"] else stats.CONTRADICTED
+
+
+def cuckooing_vs_rivals(results: ResultSet, experiment_id: str, cells: pd.DataFrame) -> list[str]:
+    """A verdict per grid cell and rival for seed 001's comparison claim, and the worst of them."""
+    rivals = [r for r in RIVALS if r in set(cells["filter"])]
+    if CUCKOOING not in set(cells["filter"]) or not rivals or "fpr_ci_low" not in cells:
+        return []
+    rows, tally = [], {}
+    for (bits, qpf, ratio), cell in cells.groupby(["bits_per_slot", "queries_per_flow", "as_ratio"]):
+        by = cell.set_index("filter")
+        if CUCKOOING not in by.index:
+            continue
+        mine = by.loc[CUCKOOING]
+        row = [count(bits), f"{qpf:g}", f"{ratio:g}", pct_ci(mine)]
+        for rival in rivals:
+            verdict = rival_verdict(mine, by.loc[rival]) if rival in by.index else stats.NOT_MEASURED
+            tally[verdict] = tally.get(verdict, 0) + 1
+            row.append(f"{pct(by.loc[rival, 'fpr']) if rival in by.index else '–'}: {verdict}")
+        rows.append(row)
+    worst = max(tally, key=lambda v: SEVERITY[v])
+    summary = ", ".join(f"{n} {v}" for v, n in sorted(tally.items(), key=lambda kv: SEVERITY[kv[0]]))
+    check = results.check(SECTION, f"{CUCKOOING} at least as good as Cyclic and Swapping ({reference.SEED001})",
+                          f"{experiment_id}: {summary} of {sum(tally.values())} cell-rival pairs", worst,
+                          "per pair: FPR no higher; 'partly' where higher but the 95% intervals over flows overlap")
+    return [
+        "",
+        f"Seed 001's comparison, cell by cell ({experiment_id}): {CUCKOOING}'s FPR [95% interval over"
+        " flows] beside each rival's FPR and the verdict for that pair (rule in the line below).",
+        "",
+        table(["bits/slot", "queries/flow", "A/S", CUCKOOING] + list(rivals), rows),
+        "",
+        f"- {check.prose}",
+    ]
 
 
 def trace_replay(results: ResultSet, experiment_id: str) -> list[str]:
@@ -212,6 +264,8 @@ def support(results: ResultSet) -> list[str]:
 
 def render(results: ResultSet) -> str | None:
     parts = grid(results)
+    for experiment_id in GEOMETRIES:
+        parts += grid(results, experiment_id)
     for experiment_id in TRACES:
         parts += trace_replay(results, experiment_id)
     parts += adversarial(results)
