@@ -199,7 +199,7 @@ int AdaptCommand(const Args& args) {
   params.windows = windows;
   params.set_sizes.assign(set_sizes.begin(), set_sizes.end());
   params.attacks = attacks;
-  params.queries_per_set = repeats;
+  params.queries_per_set = {repeats};
   params.seed = seed;
   ValidateAdaptParams(params);
   InstallInterruptHandlers();

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <sstream>
 #include <stdexcept>
+#include <bit>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "filters/acf.h"
@@ -17,6 +19,10 @@
 
 namespace amq {
 namespace {
+
+// Fewest trials for an interval over trials: Student's t from 6 (core/stats.h, MeanInterval);
+// the suites' adversarial cells that show one run 1,000.
+constexpr std::size_t kTrialsForInterval = 20;
 
 // Seeds for the parts of one trial, all derived from its seed so a trial is reproducible.
 std::uint64_t SubSeed(std::uint64_t seed, std::uint64_t part) {
@@ -90,6 +96,18 @@ void CheckInvariants(const F& filter, const std::vector<std::uint64_t>& members,
   if (!why.empty()) r["inconsistency"] = why;
 }
 
+// The FPR's interval over flows, not queries: a static filter answers all of a flow's queries
+// alike, so a flow asked ten times is one draw (core/stats.h, EffectiveDraws). Wilson over the
+// queries, as this once was, excluded its own theory in 33 of 48 static control cells.
+void SetFlowInterval(Json& r, std::size_t false_positives, std::size_t queries, double squares) {
+  const double draws = EffectiveDraws(double(queries), squares);
+  const Interval ci = WilsonIntervalAt(queries ? double(false_positives) / queries : 0.0, draws);
+  r["effective_flows"] = draws;
+  r["query_count_squares"] = squares;
+  r["fpr_ci_low"] = ci.low;
+  r["fpr_ci_high"] = ci.high;
+}
+
 template <class F>
 std::vector<std::uint64_t> FillToLoad(F& filter, std::uint64_t seed, double max_load) {
   const std::size_t n = static_cast<std::size_t>(std::floor(max_load * filter.slots()));
@@ -111,13 +129,18 @@ Json Synthetic(const SyntheticSpec& spec) {
       1, static_cast<std::size_t>(std::llround(spec.as_ratio * members.size())));
   const std::size_t queries = std::max<std::size_t>(
       1, static_cast<std::size_t>(std::llround(spec.queries_per_flow * double(flows))));
-  const std::uint64_t flow_seed = SubSeed(spec.seed, 3);
-  XorShift64Star rng(SubSeed(spec.seed, 4));
+  // A fresh flow set and query order for every grid point: were they drawn from the trial's seed
+  // alone, the flows of A/S = 1 would be the first tenth of A/S = 10's and the cells of one
+  // trial would not be independent samples. The filter itself is shared (a paired comparison).
+  const std::uint64_t point = SpreadSeed(std::bit_cast<std::uint64_t>(spec.as_ratio) ^
+                                         SpreadSeed(std::bit_cast<std::uint64_t>(spec.queries_per_flow)));
+  const std::uint64_t flow_seed = SubSeed(spec.seed ^ point, 3);
+  XorShift64Star rng(SubSeed(spec.seed ^ point, 4));
   const ZipfSampler zipf(flows, spec.popularity.zipf ? spec.popularity.alpha : 1.0);
 
   // A flow's first query sees the filter as a static one would (ignoring earlier fixes'
   // side effects); its repeats are where adaptation pays. Counted apart.
-  std::vector<bool> seen(flows, false);
+  std::vector<std::uint32_t> asked(flows, 0);  // queries per flow, for the interval
   std::size_t fp_first = 0, fp_repeat = 0, first_queries = 0;
   for (std::size_t i = 0; i < queries; ++i) {
     const std::uint64_t flow =
@@ -127,8 +150,7 @@ Json Synthetic(const SyntheticSpec& spec) {
     if (out.answer == AcfAnswer::kMember)
       throw std::logic_error("a non-member found in the remote store");
     const bool fp = out.answer == AcfAnswer::kFalsePositive;
-    if (!seen[flow]) {
-      seen[flow] = true;
+    if (asked[flow]++ == 0) {
       ++first_queries;
       fp_first += fp;
     } else {
@@ -150,9 +172,9 @@ Json Synthetic(const SyntheticSpec& spec) {
   r["negative_queries"] = queries;
   r["false_positives"] = false_positives;
   r["fpr"] = double(false_positives) / queries;
-  const Interval ci = WilsonInterval(false_positives, queries);
-  r["fpr_ci_low"] = ci.low;
-  r["fpr_ci_high"] = ci.high;
+  double squares = 0;
+  for (std::uint32_t m : asked) squares += double(m) * m;
+  SetFlowInterval(r, false_positives, queries, squares);
   r["flows_queried"] = first_queries;
   r["false_positives_first_query"] = fp_first;
   r["false_positives_repeat"] = fp_repeat;
@@ -183,7 +205,7 @@ Json Trace(const TraceSpec& spec) {
 
   const int windows = std::max(1, spec.windows);
   std::vector<std::size_t> w_neg(windows, 0), w_fp(windows, 0), w_packets(windows, 0);
-  std::unordered_set<std::uint64_t> negative_flows;
+  std::unordered_map<std::uint64_t, std::size_t> negative_flows;  // queries per flow
   std::size_t negatives = 0, false_positives = 0, false_negatives = 0;
   for (std::size_t i = 0; i < packets.size(); ++i) {
     const std::uint64_t k = packets[i];
@@ -198,7 +220,7 @@ Json Trace(const TraceSpec& spec) {
       throw std::logic_error("a non-member found in the remote store");
     ++negatives;
     ++w_neg[w];
-    negative_flows.insert(k);
+    ++negative_flows[k];
     if (out.answer == AcfAnswer::kFalsePositive) {
       ++false_positives;
       ++w_fp[w];
@@ -222,9 +244,9 @@ Json Trace(const TraceSpec& spec) {
   whole["member_queries"] = packets.size() - negatives;
   whole["false_positives"] = false_positives;
   whole["fpr"] = negatives ? double(false_positives) / negatives : 0.0;
-  const Interval ci = WilsonInterval(false_positives, negatives);
-  whole["fpr_ci_low"] = ci.low;
-  whole["fpr_ci_high"] = ci.high;
+  double squares = 0;
+  for (const auto& [flow, m] : negative_flows) squares += double(m) * double(m);
+  SetFlowInterval(whole, false_positives, negatives, squares);
   whole["windows"] = windows;
   DescribeCounters(filter, whole);
   CheckInvariants(filter, member_list, whole);
@@ -268,10 +290,27 @@ Json Adversarial(const AdversarialSpec& spec) {
   std::size_t initially_false_positive = 0;
   for (std::uint64_t q : set) initially_false_positive += filter.contains(q);
 
-  std::size_t false_positives = 0, last_fp = 0, fp_first_half = 0, fp_second_half = 0;
+  // The schedule: round the set once, then uniformly at random; written down first so that the
+  // same filter with adaptation off can be asked exactly the same queries (the replay below).
+  std::vector<std::uint32_t> schedule(spec.repeats);
   XorShift64Star rng(SubSeed(spec.seed, 4));
   for (std::size_t i = 0; i < spec.repeats; ++i) {
-    const std::uint64_t q = set[i < set.size() ? i : ReduceRange(rng.Next(), set.size())];
+    schedule[i] = static_cast<std::uint32_t>(i < set.size() ? i : ReduceRange(rng.Next(), set.size()));
+  }
+
+  // Adaptation off: the same filter, built again from the same seed and keys (so slot for slot
+  // the one just built), asked the same schedule through contains(), which never adapts. Its
+  // count is measured, not the expectation repeats * initially_false_positive / set_size.
+  std::size_t false_positives_static = 0;
+  {
+    F twin(ParamsFor<F>(spec.geometry, SubSeed(spec.seed, 1)));
+    FillToLoad(twin, SubSeed(spec.seed, 2), spec.geometry.max_load);
+    for (std::uint32_t j : schedule) false_positives_static += twin.contains(set[j]);
+  }
+
+  std::size_t false_positives = 0, last_fp = 0, fp_first_half = 0, fp_second_half = 0;
+  for (std::size_t i = 0; i < spec.repeats; ++i) {
+    const std::uint64_t q = set[schedule[i]];
     const AcfOutcome out = filter.query_and_adapt(q);
     if (out.answer == AcfAnswer::kMember)
       throw std::logic_error("a non-member found in the remote store");
@@ -296,10 +335,7 @@ Json Adversarial(const AdversarialSpec& spec) {
   r["negative_queries"] = spec.repeats;
   r["false_positives"] = false_positives;
   r["fpr"] = spec.repeats ? double(false_positives) / spec.repeats : 0.0;
-  // A static filter answers the same way forever: it pays for every query to a set member
-  // that is a false positive. Queries go round the set once, then uniformly at random.
-  r["false_positives_static"] =
-      set.empty() ? 0.0 : double(spec.repeats) * initially_false_positive / set.size();
+  r["false_positives_static"] = false_positives_static;
   r["false_positives_first_half"] = fp_first_half;
   r["false_positives_second_half"] = fp_second_half;
   r["last_false_positive_query"] = last_fp;
@@ -348,6 +384,23 @@ Json SummarizeTrials(const std::vector<Json>& trials) {
                           "flows", "queries_per_flow", "popularity", "attack", "set_size", "queries_per_set"}) {
     if (first.contains(key)) s[key] = first[key];
   }
+  // Adversarial cells: what one trial pays on average, with a 95% interval over the trials
+  // (independent: each has its own filter and set), beside the sums below.
+  if (first.contains("false_positives_static")) {
+    for (const char* key : {"false_positives", "false_positives_static"}) {
+      std::vector<double> v;
+      for (const Json& t : trials) v.push_back(t[key].get<double>());
+      double mean = 0;
+      for (double x : v) mean += x / double(v.size());
+      s[std::string(key) + "_mean"] = mean;
+      if (v.size() >= kTrialsForInterval) {
+        const Interval ci = MeanInterval(v);
+        // Counts are never negative, so neither is their mean: clipping keeps the coverage.
+        s[std::string(key) + "_mean_ci_low"] = std::max(0.0, ci.low);
+        s[std::string(key) + "_mean_ci_high"] = ci.high;
+      }
+    }
+  }
   std::vector<double> fpr;
   for (const Json& t : trials) fpr.push_back(t["fpr"].get<double>());
   double mean = 0;
@@ -371,6 +424,19 @@ Json SummarizeTrials(const std::vector<Json>& trials) {
     double total = 0;
     for (const Json& t : trials) total += t[key].get<double>();
     s[key] = Number(total);
+  }
+  // Synthetic cells: the pooled FPR's interval over every flow of every trial.
+  if (first.contains("query_count_squares")) {
+    double queries = 0, fps = 0, squares = 0;
+    for (const Json& t : trials) {
+      queries += t["negative_queries"].get<double>();
+      fps += t["false_positives"].get<double>();
+      squares += t["query_count_squares"].get<double>();
+    }
+    const Interval ci = WilsonIntervalAt(queries > 0 ? fps / queries : 0.0, EffectiveDraws(queries, squares));
+    s["effective_flows"] = EffectiveDraws(queries, squares);
+    s["fpr_ci_low"] = ci.low;
+    s["fpr_ci_high"] = ci.high;
   }
   bool consistent = true;
   for (const Json& t : trials) consistent = consistent && t.value("consistent", true);

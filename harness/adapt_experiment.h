@@ -113,7 +113,7 @@ struct AdaptParams {
   int windows = 10;
   std::vector<std::size_t> set_sizes = {1, 10, 100};
   std::vector<AttackKind> attacks = {AttackKind::kKnownFalsePositives, AttackKind::kRandomSet};
-  std::size_t queries_per_set = 100000;
+  std::vector<std::size_t> queries_per_set = {100000};  // n, the stream length: swept for seed 001's contrast
   std::uint64_t seed = 1;
 };
 
@@ -122,7 +122,9 @@ const char* AdaptKindName(AdaptKind kind);  // "adapt_synthetic", ...
 void ValidateAdaptParams(const AdaptParams& params);
 std::unique_ptr<ExperimentPlan> MakeAdaptPlan(const AdaptParams& params);
 
-// Aggregates one cell's trial records into a summary record: mean FPR with min and max.
+// Aggregates one cell's trial records into a summary record: mean FPR with min and max; counts
+// summed over trials; synthetic cells the pooled FPR's interval over flows; adversarial cells the
+// mean count per trial, with an interval over trials from 20 trials up.
 Json SummarizeTrials(const std::vector<Json>& trials);
 
 }  // namespace amq

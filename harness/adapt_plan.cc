@@ -31,6 +31,7 @@ struct AdaptCell {
   double as_ratio = 0, queries_per_flow = 0;  // synthetic
   AttackKind attack = AttackKind::kKnownFalsePositives;
   std::size_t set_size = 0;                   // adversarial
+  std::size_t queries_per_set = 0;
 };
 
 class AdaptPlan : public ExperimentPlan {
@@ -49,7 +50,9 @@ class AdaptPlan : public ExperimentPlan {
       } else {
         for (AttackKind attack : p_.attacks) {
           for (std::size_t set : p_.set_sizes) {
-            for (const AdaptEntry* f : p_.filters) Add({f, bits, 0, 0, attack, set});
+            for (std::size_t n : p_.queries_per_set) {
+              for (const AdaptEntry* f : p_.filters) Add({f, bits, 0, 0, attack, set, n});
+            }
           }
         }
       }
@@ -100,7 +103,7 @@ class AdaptPlan : public ExperimentPlan {
         spec.geometry = g;
         spec.attack = c.attack;
         spec.set_size = c.set_size;
-        spec.repeats = p_.queries_per_set;
+        spec.repeats = c.queries_per_set;
         spec.trial = t;
         spec.seed = p_.seed + t;
         lines.push_back(c.filter->adversarial(spec));
@@ -114,7 +117,7 @@ class AdaptPlan : public ExperimentPlan {
     char text[200];
     const auto field = [&](const char* name) { return r.value(name, Json(nullptr)).dump(); };
     if (p_.kind == AdaptKind::kAdversarial) {
-      std::snprintf(text, sizeof text, "%s false positives in %s queries (a static filter: %s)",
+      std::snprintf(text, sizeof text, "%s false positives in %s queries (replayed with adaptation off: %s)",
                     field("false_positives").c_str(), field("negative_queries").c_str(),
                     field("false_positives_static").c_str());
     } else {
@@ -156,15 +159,17 @@ class AdaptPlan : public ExperimentPlan {
     } else {
       plan.identity["attack"] = AttackName(c.attack);
       plan.identity["set_size"] = c.set_size;
-      plan.identity["queries_per_set"] = p_.queries_per_set;
+      plan.identity["queries_per_set"] = c.queries_per_set;
       plan.identity["trials"] = p_.trials;
-      label << " " << AttackName(c.attack) << " set=" << c.set_size;
-      queries = double(p_.trials) * double(p_.queries_per_set);
+      label << " " << AttackName(c.attack) << " set=" << c.set_size << " n=" << c.queries_per_set;
+      // Twice: the adaptive run and its replay with adaptation off; two fills per trial too.
+      queries = 2.0 * double(p_.trials) * double(c.queries_per_set);
     }
     plan.cell_id = CellId(plan.identity);
     plan.seed = p_.seed;
     // A query through query_and_adapt costs a few times a plain lookup; filling is per slot.
-    plan.cost = double(p_.trials) * double(g.slots) + queries * 5;
+    const double fills = p_.kind == AdaptKind::kAdversarial ? 2 : 1;  // the replay builds a twin
+    plan.cost = fills * double(p_.trials) * double(g.slots) + queries * 5;
     plan.label = label.str();
     cells_.push_back(c);
     plans_.push_back(std::move(plan));

@@ -78,7 +78,7 @@ const std::map<std::string, std::vector<KeySpec>> kKindKeys = {
     {"adapt_adversarial",
      With(kGeometryKeys, {{"fp_set", Type::kIntList, 1, 1e7},
                           {"attack", Type::kStrList},
-                          {"queries_per_set", Type::kInt, 1, 1e9},
+                          {"queries_per_set", Type::kIntList, 1, 1e9},
                           {"trials", Type::kInt, 1, 1000}})},
     {"micro",
      {{"filters", Type::kFilters},
@@ -595,7 +595,7 @@ class SuiteReader {
         }
       }
     }
-    a.queries_per_set = p.value("queries_per_set", a.queries_per_set);
+    if (p.contains("queries_per_set")) a.queries_per_set = p["queries_per_set"].get<std::vector<std::size_t>>();
     ValidateAdaptParams(a);
     return MakeAdaptPlan(a);
   }

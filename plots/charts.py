@@ -209,8 +209,11 @@ def adapt_fpr_vs_as(frame: pd.DataFrame, out: Path, title: str) -> Path | None:
         for name, rows in panel.groupby("filter", sort=False):
             rows = rows.sort_values("as_ratio")
             style = "--" if name.startswith("cuckoo_") else "-"
-            low = rows["fpr"] - rows.get("fpr_min", rows["fpr"])
-            high = rows.get("fpr_max", rows["fpr"]) - rows["fpr"]
+            # The 95% interval over flows where the file has one (min–max over trials in version 1
+            # files): error bars that say how far the point could be from the truth.
+            below, above = ("fpr_ci_low", "fpr_ci_high") if "fpr_ci_low" in rows else ("fpr_min", "fpr_max")
+            low = (rows["fpr"] - rows.get(below, rows["fpr"])).clip(lower=0)
+            high = (rows.get(above, rows["fpr"]) - rows["fpr"]).clip(lower=0)
             line = ax.errorbar(rows["as_ratio"], rows["fpr"], yerr=[low, high], fmt="o" + style,
                                ms=3, capsize=2, label=name)
             ax.axhline(rows["fpr_theory_static"].iloc[0], color=line[0].get_color(), ls=":", lw=0.8)
@@ -219,7 +222,7 @@ def adapt_fpr_vs_as(frame: pd.DataFrame, out: Path, title: str) -> Path | None:
         ax.set_title(f"{bits} bits/slot, {qpf:g} queries/flow", fontsize=9)
         ax.set_xlabel("|A| / |S|")
         ax.grid(True, which="both", alpha=0.3)
-    axes[0][0].set_ylabel("FPR, mean over trials (min–max); dotted: static theory")
+    axes[0][0].set_ylabel("FPR over trials, 95% interval over flows; dotted: static theory")
     axes[0][-1].legend(fontsize=7)
     return _save(fig, out, title)
 

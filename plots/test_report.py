@@ -65,6 +65,42 @@ def test_seed_lab_verdict_follows_the_numbers(tmp_path):
     assert verdict_of(results, "load-aware theory") == stats.REPRODUCED
 
 
+def test_seed001_verdicts_follow_the_numbers(tmp_path):
+    from sections import adaptive
+
+    directory = results_dir(tmp_path, "adapt_support.jsonl")
+    results = result_set(directory)
+    text = adaptive.render(results)
+    assert "static, n = 1,000" in text
+    assert verdict_of(results, "cuckoo_4x1: a static filter incurs εn") == stats.REPRODUCED
+    assert verdict_of(results, "acf_cuckooing, |Q| = 1: the Cuckooing ACF") == stats.REPRODUCED
+
+    # An ACF that pays on every tenth query grows like n, not like log^4 n; a static replay whose
+    # interval sits far below εn (14.8 at n = 1,000) does not pay εn.
+    path = directory / "adapt_support.jsonl"
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    for line in lines:
+        if line.get("queries_per_set") == 1000 and line["filter"] == "acf_cuckooing":
+            line["false_positives_mean"] = 100.0
+        if line.get("queries_per_set") == 1000 and line["filter"] == "cuckoo_4x1":
+            line.update(false_positives_static_mean_ci_low=0.5, false_positives_static_mean_ci_high=1.0)
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    results = result_set(directory)
+    adaptive.render(results)
+    assert verdict_of(results, "cuckoo_4x1: a static filter incurs εn") == stats.CONTRADICTED
+    assert verdict_of(results, "acf_cuckooing, |Q| = 1: the Cuckooing ACF") == stats.CONTRADICTED
+
+
+def test_cuckooing_against_a_rival_is_judged_from_the_intervals():
+    from sections.adaptive import rival_verdict
+
+    mine = {"fpr": 0.010, "fpr_ci_low": 0.008, "fpr_ci_high": 0.012}
+    assert rival_verdict(mine, {"fpr": 0.011, "fpr_ci_low": 0.009, "fpr_ci_high": 0.013}) == stats.REPRODUCED
+    assert rival_verdict(mine, {"fpr": 0.009, "fpr_ci_low": 0.007, "fpr_ci_high": 0.011}) == stats.PARTLY
+    assert rival_verdict(mine, {"fpr": 0.005, "fpr_ci_low": 0.004, "fpr_ci_high": 0.006}) == stats.CONTRADICTED
+    assert rival_verdict(mine, {"fpr": None, "fpr_ci_low": None, "fpr_ci_high": None}) == stats.NOT_MEASURED
+
+
 def test_quotient_conclusion_follows_the_numbers(tmp_path):
     from sections import quotient
 
