@@ -60,6 +60,7 @@ def test_fastfilter_cqf_is_judged_only_like_for_like():
     results = Records({quotient.VERSUS: [cqf_row(8, 0.477, 21.23), cqf_row(9, 0.954, 11.68)]})
     text = "\n".join(quotient.versus_fastfilter(results))
     assert results.verdicts("cqf takes") == [stats.REPRODUCED]  # only the r = 8, load 0.477 row
+    assert results.verdicts("cqf at the same r and load runs at") == [stats.REPRODUCED]
     assert "not like for like: a different r" in text
     assert "0.474" in text  # FastFilter's implied load is stated beside ours
     results = Records({quotient.VERSUS: [cqf_row(8, 0.477, 25.0)]})  # 17% more bits at the same r and load
@@ -68,6 +69,7 @@ def test_fastfilter_cqf_is_judged_only_like_for_like():
     results = Records({quotient.VERSUS: [cqf_row(8, 0.954, 10.6)]})  # r = 8 at another load: not judged
     assert "a different load" in "\n".join(quotient.versus_fastfilter(results))
     assert results.verdicts("cqf takes") == []
+    assert results.verdicts("cqf at the same r and load runs at") == []
 
 
 def counting_row(name, error, exact, depth=None, over=0.0):
