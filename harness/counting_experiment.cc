@@ -231,7 +231,10 @@ class CountingPlan : public ExperimentPlan {
                      {"absent_queries", p_.absent_queries}};
     plan.cell_id = CellId(plan.identity);
     plan.seed = p_.seed;
-    plan.cost = 2.0 * static_cast<double>(p_.items);
+    // Items counted (a trace's size is unknown until it is read: taken as 10^6 packets) and
+    // absent keys asked.
+    plan.cost = 2.0 * (IsTrace(c.multiset) ? 1e6 : static_cast<double>(p_.items)) +
+                static_cast<double>(p_.absent_queries);
     plan.label = std::string(c.depth ? "count_min depth " + std::to_string(c.depth) : "cqf") + " on " +
                  MultisetName(c.multiset);
     plans_.push_back(plan);
