@@ -15,7 +15,8 @@
 namespace amq {
 namespace {
 
-FilterParams Params(std::size_t n, std::uint64_t seed, double fpr = 0.0) {
+// Not "Params": unity builds may put this file beside one that uses filter_tests::Params.
+FilterParams XorParams(std::size_t n, std::uint64_t seed, double fpr = 0.0) {
   FilterParams p;
   p.capacity = n;
   p.seed = seed;
@@ -31,7 +32,7 @@ TYPED_TEST_SUITE(XorTest, XorTypes);
 TYPED_TEST(XorTest, HoldsEveryKey) {
   for (std::size_t n : {0, 1, 2, 3, 1000, 100000}) {
     const auto keys = UniformKeys(n + 17, KeyStream::kMembers, n);
-    const auto f = TypeParam::build(keys, Params(n, 5));
+    const auto f = TypeParam::build(keys, XorParams(n, 5));
     EXPECT_EQ(CountContained(f, keys), n) << "false negatives at n = " << n;
     EXPECT_GE(f.build_attempts(), 1);
   }
@@ -42,7 +43,7 @@ TYPED_TEST(XorTest, RepeatedKeysAreRemovedNotRetriedForever) {
   std::vector<std::uint64_t> keys;
   for (int copy = 0; copy < 3; ++copy) keys.insert(keys.end(), distinct.begin(), distinct.end());
   std::reverse(keys.begin() + 1000, keys.end());
-  const auto f = TypeParam::build(keys, Params(keys.size(), 9));
+  const auto f = TypeParam::build(keys, XorParams(keys.size(), 9));
   EXPECT_EQ(CountContained(f, distinct), distinct.size());
   // The first peel must fail (a repeated equation never peels), the second succeeds.
   EXPECT_EQ(f.build_attempts(), 2);
@@ -69,22 +70,22 @@ TEST(Xor, BitsPerKeyIsTheFormula) {
   constexpr std::size_t n = 100000;
   const auto keys = UniformKeys(4, KeyStream::kMembers, n);
   for (int k : {4, 7, 8, 12}) {
-    const auto f = Xor<0>::build(keys, Params(n, 1, std::ldexp(1.0, -k)));
+    const auto f = Xor<0>::build(keys, XorParams(n, 1, std::ldexp(1.0, -k)));
     ASSERT_EQ(f.fingerprint_bits(), k);
     const double slots = 3 * std::ceil((123.0 * n / 100 + 32) / 3);  // n is a multiple of 100
     EXPECT_EQ(f.slots(), static_cast<std::size_t>(slots));
     EXPECT_NEAR(f.theory().bits_per_key, 1.23 * k + 32.0 * k / n, 1e-12);  // not slots k / n
     EXPECT_EQ(f.size_in_bytes(), static_cast<std::size_t>(std::ceil(slots * k / 8)));
   }
-  const auto x8 = Xor8::build(keys, Params(n, 1));
+  const auto x8 = Xor8::build(keys, XorParams(n, 1));
   EXPECT_EQ(x8.size_in_bytes(), Xor8::SlotsFor(n));
   EXPECT_NEAR(x8.theory().bits_per_key, 9.84, 0.01);
-  const auto x16 = Xor16::build(keys, Params(n, 1));
+  const auto x16 = Xor16::build(keys, XorParams(n, 1));
   EXPECT_EQ(x16.size_in_bytes(), 2 * Xor16::SlotsFor(n));
 }
 
 TEST(Xor, WidthFromParams) {
-  FilterParams p = Params(1000, 1);
+  FilterParams p = XorParams(1000, 1);
   EXPECT_EQ(Xor<0>::FingerprintBitsFor(p), 7);  // default 1%
   p.target_fpr = 0.001;
   EXPECT_EQ(Xor<0>::FingerprintBitsFor(p), 10);
@@ -113,10 +114,10 @@ void ExpectFprIsTwoToMinusK(const FilterParams& p, int expected_bits) {
 
 TEST(Xor, FalsePositiveRateIsTwoToMinusK) {
   for (int k : {1, 4, 7, 8, 12}) {
-    ExpectFprIsTwoToMinusK<Xor<0>>(Params(100000, 2, std::ldexp(1.0, -k)), k);
+    ExpectFprIsTwoToMinusK<Xor<0>>(XorParams(100000, 2, std::ldexp(1.0, -k)), k);
   }
-  ExpectFprIsTwoToMinusK<Xor8>(Params(100000, 2), 8);
-  ExpectFprIsTwoToMinusK<Xor16>(Params(100000, 2), 16);
+  ExpectFprIsTwoToMinusK<Xor8>(XorParams(100000, 2), 8);
+  ExpectFprIsTwoToMinusK<Xor16>(XorParams(100000, 2), 16);
 }
 
 TEST(Xor, FailureIsBoundedAndReported) {
@@ -124,13 +125,13 @@ TEST(Xor, FailureIsBoundedAndReported) {
   StaticBuildOptions squeeze;
   squeeze.max_attempts = 5;
   squeeze.slots_override = 600;  // 0.6 slots per key: no seed can peel this
-  EXPECT_THROW(Xor8::build(keys, Params(1000, 1), squeeze), BuildFailed);
-  EXPECT_THROW(Xor<0>::build(keys, Params(1000, 1), squeeze), BuildFailed);
+  EXPECT_THROW(Xor8::build(keys, XorParams(1000, 1), squeeze), BuildFailed);
+  EXPECT_THROW(Xor<0>::build(keys, XorParams(1000, 1), squeeze), BuildFailed);
 }
 
 TEST(Xor, StatsNameTheBuild) {
   const auto keys = UniformKeys(8, KeyStream::kMembers, 5000);
-  const auto f = Xor8::build(keys, Params(5000, 1));
+  const auto f = Xor8::build(keys, XorParams(5000, 1));
   const Json s = StatsOf(f);
   EXPECT_EQ(s["build_attempts"], f.build_attempts());
   EXPECT_EQ(s["fingerprint_bits"], 8);

@@ -25,6 +25,7 @@
 #include "harness/stat_json.h"
 #include "core/hashing.h"
 #include "harness/kernels.h"
+#include "harness/line_tracer.h"
 #include "harness/perf_counters.h"
 #include "harness/result_file.h"
 #include "core/stats.h"
@@ -42,6 +43,7 @@ struct CellSpec {
   int repeats = 3;
   std::size_t churn_rounds = 0;        // > 0: erasable dynamic filters also run a churn phase
   std::size_t churn_queries_per_round = 4;
+  std::size_t traced_lookups = 0;      // > 0: count the cache lines this many lookups touch
 };
 
 // The query arrays for one cell, built before any timing.
@@ -65,6 +67,39 @@ Json CellHeader(const CellSpec& spec);
 // pass, so two runs' timings can be tested against each other (amqbench compare).
 void PutTiming(Json& record, const std::string& name, const std::vector<double>& total_ns,
                std::size_t keys_per_pass);
+
+// 3b. Memory locality: the distinct 64-byte lines of the filter's storage each of the first
+// `traced_lookups` member and non-member lookups touches, traced from the addresses it reads
+// (harness/line_tracer.h), not timed. Filters that do not expose their storage (bytes()), and
+// builds where tracing is unavailable, record nulls.
+template <class F>
+void PutLineCounts(const F& filter, const QuerySet& queries, std::size_t lookups, Json& record) {
+  const auto count = [&](std::span<const std::uint64_t> keys, const std::string& name) {
+    std::optional<std::size_t> total, most;
+    std::size_t traced = 0;
+    if constexpr (requires { { filter.bytes() } -> std::convertible_to<std::span<const std::uint8_t>>; }) {
+      total = 0;
+      most = 0;
+      for (std::size_t i = 0; i < std::min(lookups, keys.size()); ++i) {
+        const std::uint64_t key = keys[i];
+        const auto lines = TraceLines(filter.bytes(), [&] { KeepAlive(filter.contains(key)); });
+        if (!lines) {
+          total.reset();
+          break;
+        }
+        *total += lines->size();
+        most = std::max(*most, lines->size());
+        ++traced;
+      }
+    }
+    const bool measured = total && traced > 0;
+    record["cache_lines_" + name + "_mean"] = measured ? Json(static_cast<double>(*total) / traced) : Json(nullptr);
+    record["cache_lines_" + name + "_max"] = measured ? Json(*most) : Json(nullptr);
+    record["cache_lines_" + name + "_lookups"] = measured ? traced : 0;
+  };
+  count(queries.positives, "member");
+  count(queries.negatives, "absent");
+}
 
 // 4. Churn: a fresh filter filled to 90% of n, then rounds of erase one, insert one, ask a few,
 // timed (R passes, each from a fresh fill) and checked at every query.
@@ -223,6 +258,7 @@ Json RunCell(const CellSpec& spec) {
   if constexpr (BatchedFilter<F>) {
     batched_false_negatives = RunBatchedQueries(*filter, queries, spec.repeats, record);
   }
+  if (spec.traced_lookups > 0) PutLineCounts(*filter, queries, spec.traced_lookups, record);
 
   // 3. Correctness and accuracy against theory. The stream is checked query by query:
   // a member not found is a false negative, a non-member found a false positive.

@@ -117,6 +117,7 @@ class FiltersPlan : public ExperimentPlan {
     spec.repeats = p_.repeats;
     spec.churn_rounds = p_.churn_rounds;
     spec.churn_queries_per_round = p_.churn_queries;
+    spec.traced_lookups = p_.cache_lines;
     return {cell.filter->run_cell(spec)};  // the runner marks it record = cell
   }
 
@@ -190,6 +191,8 @@ class FiltersPlan : public ExperimentPlan {
                      {"churn_rounds", p_.churn_rounds},
                      {"churn_queries", p_.churn_queries},
                      {"workload", workload}};
+    // Only when asked, so every cell that traces nothing keeps the identity it always had.
+    if (p_.cache_lines) plan.identity["cache_lines"] = p_.cache_lines;
     plan.cell_id = CellId(plan.identity);
     plan.seed = p_.seed;
     // Keys built R+1 times, three query loops of Q keys R times, churn steps R times.

@@ -50,6 +50,7 @@ struct FiltersParams {
   std::size_t repeated_negatives = 0;
   std::size_t churn_rounds = 0;
   std::size_t churn_queries = 4;
+  std::size_t cache_lines = 0;                // > 0: trace this many lookups' cache lines
   std::optional<TraceSource> trace;
   double trace_members = 0.5;
   std::size_t queries = 1000000;

@@ -1,5 +1,5 @@
 // harness/runner.h - the one grid runner. Every experiment kind (filters, adapt_synthetic,
-// adapt_trace, adapt_adversarial, micro) is a plan: a list of cells with their identities, and
+// adapt_trace, adapt_adversarial, counting, micro) is a plan: a list of cells with their identities, and
 // a way to run one. The runner owns everything else, the same for every kind:
 //   - per-cell identity (cell_id) and seed, recorded on every line;
 //   - the header naming every planned cell, and atomic, append-per-cell writing;

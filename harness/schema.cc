@@ -28,7 +28,7 @@ const std::vector<FieldSpec> kRecordFields = {
     {"record", "string", "", "what the line is: cell (one cell of the grid), trial (one trial of an adapt cell), window (one window of an adapt_trace replay) or machine (one point of amqbench machine)", kEveryDataLine, kIdentity},
     {"cell_id", "string", "", "16 hex digits: XXH3 of what defines the cell (kind, filter, every parameter, the workload), independent of host, build and seed; two runs are matched cell for cell on (cell_id, seed)", kEveryDataLine, kIdentity},
     {"experiment", "string", "", "the experiment's id (suite file), or run / adapt / machine for those commands", kEveryDataLine, kIdentity},
-    {"kind", "string", "", "experiment kind: filters, adapt_synthetic, adapt_trace, adapt_adversarial, machine", kEveryDataLine, kIdentity},
+    {"kind", "string", "", "experiment kind: filters, adapt_synthetic, adapt_trace, adapt_adversarial, counting, machine", kEveryDataLine, kIdentity},
     {"seed", "integer", "", "seed of keys, queries and every hash function (adapt trials: the trial's own seed; machine: of the permutation and the random streams)", kEveryDataLine, kIdentity},
     {"filter", "string", "", "registered filter name (amqbench list)", kEvery},
     {"family", "string", "", "filter family; theory curves are drawn per family", kFilters},
@@ -164,6 +164,34 @@ const std::vector<FieldSpec> kRecordFields = {
     {"false_positives_first_half", "integer", "queries", "false positives in the first half of the queries", "adapt_adversarial"},
     {"false_positives_second_half", "integer", "queries", "false positives in the second half of the queries", "adapt_adversarial"},
     {"last_false_positive_query", "integer", "", "index (from 1) of the last query answered falsely, 0 if none", "adapt_adversarial"},
+    // Memory locality (filters experiments with cache_lines = T; harness/line_tracer.h). Marked
+    // machine: where a bucket or block falls against line boundaries depends on the address the
+    // allocator gave the storage.
+    {"cache_lines_member_mean", "number|null", "lines", "mean distinct 64-byte lines of the filter's storage one member lookup touches, over the first T member queries, traced from the addresses it reads; null where the filter does not expose its storage or tracing is unavailable (non-x86-64, AddressSanitizer)", "filters, cache_lines", kMachine},
+    {"cache_lines_member_max", "integer|null", "lines", "most lines one of those member lookups touched", "filters, cache_lines", kMachine},
+    {"cache_lines_member_lookups", "integer", "lookups", "member lookups traced (0: not measured)", "filters, cache_lines"},
+    {"cache_lines_absent_mean", "number|null", "lines", "as cache_lines_member_mean, over the first T non-member queries", "filters, cache_lines", kMachine},
+    {"cache_lines_absent_max", "integer|null", "lines", "most lines one of those non-member lookups touched", "filters, cache_lines", kMachine},
+    {"cache_lines_absent_lookups", "integer", "lookups", "non-member lookups traced (0: not measured)", "filters, cache_lines"},
+    // The counting kind (harness/counting_experiment.h): the CQF against a Count-Min sketch
+    // of the same bytes, counting one multiset.
+    {"multiset", "string", "", "what was counted: zipf:ALPHA (items draws from universe ranks) or trace:NAME (each flow's count is its packet count)", "counting"},
+    {"zipf_alpha", "number|null", "", "the Zipf exponent of the multiset, or null for a trace", "counting"},
+    {"items", "integer", "items", "N: items counted (the multiset's total count)", "counting"},
+    {"distinct", "integer", "keys", "distinct keys of the multiset", "counting"},
+    {"count_max", "integer", "items", "the largest true count of one key", "counting"},
+    {"depth", "integer", "rows", "Count-Min sketch: rows d", "counting count_min"},
+    {"width", "integer", "counters", "Count-Min sketch: 32-bit counters per row w = floor(size_bytes / (4 d)), size_bytes being the CQF's", "counting count_min"},
+    {"count_error_bound", "number", "items", "Count-Min sketch: Cormode and Muthukrishnan's bound e N / w on one key's excess, holding with probability >= 1 - e^-d", "counting count_min"},
+    {"count_bound_failure_probability", "number", "fraction", "Count-Min sketch: e^-d, the most a key may exceed count_error_bound with", "counting count_min"},
+    {"count_bound_exceeded_fraction", "number", "fraction", "Count-Min sketch: share of distinct keys whose excess is above count_error_bound", "counting count_min"},
+    {"count_error_mean", "number", "items", "mean |estimate - true count| over the distinct keys", "counting"},
+    {"count_error_max", "integer", "items", "largest |estimate - true count| over the distinct keys", "counting"},
+    {"count_exact_fraction", "number", "fraction", "share of distinct keys whose estimate is their true count", "counting"},
+    {"absent_queries", "integer", "keys", "distinct keys never inserted, asked for their count (truth 0)", "counting"},
+    {"absent_error_mean", "number", "items", "mean estimate over the absent keys", "counting"},
+    {"absent_error_max", "integer", "items", "largest estimate over the absent keys", "counting"},
+    {"absent_exact_fraction", "number", "fraction", "share of absent keys counted 0", "counting"},
     // The machine itself (amqbench machine; harness/machine_measure.h).
     {"test", "string", "", "what the point measured: latency (dependent loads), random_lines (independent random cache-line reads), sequential (reads in order), or cache_levels (the plateaus of the latency curve beside the caches the system reports)", kMachineLines, kIdentity},
     {"working_set_bytes", "integer", "bytes", "bytes the point's loads range over (the first of one pre-faulted buffer)", "machine, but cache_levels", kIdentity},

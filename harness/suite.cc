@@ -14,6 +14,7 @@
 #include "core/errors.h"
 #include "core/file_util.h"
 #include "harness/adapt_experiment.h"
+#include "harness/counting_experiment.h"
 #include "harness/filters_experiment.h"
 #include "harness/micro_experiment.h"
 #include "harness/registry.h"
@@ -64,6 +65,7 @@ const std::map<std::string, std::vector<KeySpec>> kKindKeys = {
       {"repeated_negatives", Type::kInt, 1, 4e9},
       {"churn", Type::kInt, 0, 4e9},
       {"churn_queries", Type::kInt, 0, 1e6},
+      {"cache_lines", Type::kInt, 0, 1e6},
       {"trace", Type::kTrace},
       {"trace_members", Type::kNum, 1e-9, 1},
       {"queries", Type::kInt, 1, 4e9},
@@ -80,6 +82,17 @@ const std::map<std::string, std::vector<KeySpec>> kKindKeys = {
                           {"attack", Type::kStrList},
                           {"queries_per_set", Type::kIntList, 1, 1e9},
                           {"trials", Type::kInt, 1, 1000}})},
+    {"counting",
+     {{"filters", Type::kFilters},
+      {"seed", Type::kInt, 0, 9e15},
+      {"zipf", Type::kNumList, 0, 100},
+      {"items", Type::kInt, 1, 4e9},
+      {"universe", Type::kInt, 1, 4e9},
+      {"trace", Type::kTrace},
+      {"fpr", Type::kNum, 1e-12, 0.999999},
+      {"max_load", Type::kNum, 1e-9, 1},
+      {"depth", Type::kIntList, 1, 32},
+      {"absent_queries", Type::kInt, 0, 1e9}}},
     {"micro",
      {{"filters", Type::kFilters},
       {"benchmarks", Type::kStrList},
@@ -411,7 +424,7 @@ class SuiteReader {
     const auto kind_keys = kKindKeys.find(e.kind);
     if (kind_keys == kKindKeys.end()) {
       Fail(kind, context + "unknown kind '" + e.kind +
-                     "' (filters, adapt_synthetic, adapt_trace, adapt_adversarial, micro)");
+                     "' (filters, adapt_synthetic, adapt_trace, adapt_adversarial, counting, micro)");
     }
     const std::vector<KeySpec>& specs = kind_keys->second;
     const toml::table* quick = nullptr;
@@ -515,6 +528,7 @@ class SuiteReader {
       f.repeated_negatives = p.value("repeated_negatives", std::size_t{0});
       f.churn_rounds = p.value("churn", std::size_t{0});
       f.churn_queries = p.value("churn_queries", std::size_t{4});
+      f.cache_lines = p.value("cache_lines", std::size_t{0});
       if (p.contains("trace")) {
         if (p.contains("keys") || p.contains("keys_from") || p.contains("query_dist")) {
           throw InputError("a trace sets the keys and the queries: drop keys, keys_from and query_dist");
@@ -528,6 +542,25 @@ class SuiteReader {
       if (!f.capacity && !f.load_steps.empty()) throw InputError("load_steps needs a capacity");
       ValidateFiltersParams(f);
       return MakeFiltersPlan(f);
+    }
+    if (e.kind == "counting") {
+      // The counting filter is named so the suite says what is compared; the Count-Min sketch
+      // it is set against is not a filter and needs no name.
+      if (filters.size() != 1 || filters[0]->name != std::string_view("cqf")) {
+        throw InputError("counting: filters must select the cqf alone (filters = { names = [\"cqf\"] })");
+      }
+      CountingParams c;
+      c.seed = p["seed"].get<std::uint64_t>();
+      c.zipf_alphas = p.contains("zipf") ? p["zipf"].get<std::vector<double>>() : std::vector<double>{};
+      c.items = p.value("items", c.items);
+      c.universe = p.value("universe", c.universe);
+      if (p.contains("trace")) c.trace = TraceFrom(p["trace"]);
+      c.fpr = p.value("fpr", c.fpr);
+      c.max_load = p.value("max_load", c.max_load);
+      if (p.contains("depth")) c.depths = p["depth"].get<std::vector<int>>();
+      c.absent_queries = p.value("absent_queries", c.absent_queries);
+      ValidateCountingParams(c);
+      return MakeCountingPlan(c);
     }
     if (e.kind == "micro") {
       MicroParams m;

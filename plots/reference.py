@@ -142,6 +142,7 @@ SPACE = {
 
 # FastFilter's CQF at n = 10^6 (r = 8).
 FASTFILTER_CQF = Space("FastFilter CQF (r = 8)", 21.38, 0.00193, FASTFILTER_N6)
+FASTFILTER_CQF_REMAINDER_BITS = 8
 
 # Claims from the papers, each a number the sections judge a measurement against.
 XOR8_BITS = Figure(9.84, XOR_PAPER, "xor8 bits/key")
@@ -178,3 +179,21 @@ SEED001_CUCKOOING_POLYLOG = Figure(4.0, SEED001, "the Cuckooing ACF incurs O(log
 ACF_ONE_FALSE_POSITIVE = Figure(1.0, ACF_PAPER,
                                 "a false positive, once reported, is adapted away: at most about one"
                                 " per attacked non-member")
+
+# Seed 002 on counting and memory locality (the claims the counting section judges or lists).
+CQF_BEATS_COUNT_MIN = Figure(1.0, SEED002, "the CQF's counters outperform the Count-Min sketch on skewed"
+                                           " (Zipfian) distributions")
+# Seed 002's table, "Memory Locality per Lookup": cache lines one lookup touches, by filter.
+# Bloom's is k (its record's hash_probes), so its figure is None here and read per row.
+@dataclass(frozen=True)
+class Locality:
+    words: str
+    lines: float | None
+
+
+SEED002_LOCALITY = {
+    "bloom": Locality("k = 0.693 m/n random misses", None),
+    "quotient": Locality("1 cache line (contiguous)", 1.0),
+    "rsqf": Locality("1 cache line (SIMD POPCNT + PDEP)", 1.0),
+    "cuckoo": Locality("2 cache lines", 2.0),
+}

@@ -35,8 +35,9 @@ constexpr std::uint64_t kMinSectionHeaderBytes = 28;
 // never asks for a huge buffer.
 constexpr std::uint64_t kMaxBlockBytes = std::uint64_t{256} << 20;
 
-constexpr int kLinktypeRaw = 101;
-constexpr int kDltRaw = 12;
+// Named apart from pcap_reader.cc's constants: unity builds may put both files in one unit.
+constexpr int kPcapngLinktypeRaw = 101;
+constexpr int kPcapngDltRaw = 12;
 constexpr std::uint64_t kNsPerSecond = 1000000000;
 
 struct Interface {
@@ -222,7 +223,7 @@ class Reader {
     }
     Interface i;
     const int linktype = order_.U16(body);
-    i.link_type = linktype == kLinktypeRaw ? kDltRaw : linktype;
+    i.link_type = linktype == kPcapngLinktypeRaw ? kPcapngDltRaw : linktype;
     i.snaplen = order_.U32(body + 4);
     i.supported = IsSupportedLinkType(i.link_type);
     for (std::size_t at = 8; at + 4 <= bytes;) {

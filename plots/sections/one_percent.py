@@ -55,6 +55,25 @@ def ribbon_saving(results: ResultSet, frame: pd.DataFrame) -> str | None:
         f"±{SAVING_TOL:g} points").prose
 
 
+def fill_rule(frame: pd.DataFrame) -> str:
+    """Which fill rule the table families ran at, read from the records: one rule for all, or not."""
+    tables = common.built(frame)
+    tables = tables[tables["load_factor"].notna()] if "load_factor" in tables else tables.iloc[0:0]
+    if tables.empty:
+        return "No table family (cuckoo, quotient) ran in this section."
+    rules = {f: sorted({"the family default" if stats.is_missing(v) else f"{v:g}" for v in cells["max_load"]})
+             for f, cells in tables.groupby("family", sort=True)}
+    loads = tables["load_factor"]
+    reached = f"{loads.min():.3f}" if loads.max() - loads.min() < 5e-4 else f"{loads.min():.3f}–{loads.max():.3f}"
+    every = sorted({v for vs in rules.values() for v in vs})
+    if len(every) == 1:
+        return (f"Fill rule: every table family ({', '.join(rules)}) ran at the same max load, {every[0]},"
+                f" with r or f picked from ε alone; the loads reached are {reached}.")
+    listed = "; ".join(f"{f} at max load {', '.join(v)}" for f, v in rules.items())
+    return (f"Fill rule: the table families did not share one ({listed}; loads reached {reached}), so"
+            " their bits/key are not like for like.")
+
+
 def render(results: ResultSet) -> str | None:
     present = [e for e in EXPERIMENTS if results.frame(e) is not None]
     if not present:
@@ -89,6 +108,8 @@ def render(results: ResultSet) -> str | None:
         " FPR is not always 1%: the table gives both, and the over-bound column is against"
         " log2(1/0.01), not against the FPR reached. Seed 000's figures are judged only at the load"
         f" they assume (within {LOAD_MATCH:g}), ±{SEED_TOL:.0%}.",
+        "",
+        fill_rule(frame),
         "",
         table(["filter", "bits/key", "FPR measured [95% CI]", "FPR theory", f"theory in CI (±{common.FPR_TOL:.0%})",
                "over log2(100)", "load", "seed 000 at 1%", "against the seed"], rows),

@@ -1,0 +1,114 @@
+"""The verdicts issue 11 asked for (items 1, 2 and 11), computed from records: the one-percent
+section's fill rule, the CQF beside FastFilter's at the same r and load, the CQF against the
+Count-Min sketch, and seed 002's locality table. Each test flips a verdict by changing a number."""
+
+import pandas as pd
+import pytest
+
+import stats
+from result_set import ResultSet
+from sections import counting, locality, one_percent, quotient
+
+
+class Records:
+    """Just what the sections ask of a ResultSet: frames by experiment id, titles, and checks."""
+
+    check = ResultSet.check
+
+    def __init__(self, frames: dict[str, list[dict]]):
+        self.frames = {k: pd.DataFrame(v) for k, v in frames.items()}
+        self.checks = []
+
+    def frame(self, experiment_id, record="cell"):
+        return self.frames.get(experiment_id)
+
+    def title(self, experiment_id):
+        return experiment_id
+
+    def made_by(self, experiment_id):
+        return f"made by a test ({experiment_id})"
+
+    def figures(self, experiment_id):
+        return ""
+
+    def verdicts(self, start):
+        return [c.verdict for c in self.checks if c.claim.startswith(start)]
+
+
+def table_row(family, max_load, load):
+    return {"filter": family, "family": family, "max_load": max_load, "load_factor": load, "build_failed": False}
+
+
+def test_fill_rule_says_whether_the_table_families_share_one():
+    same = pd.DataFrame([table_row("cuckoo", 0.96, 0.954), table_row("quotient", 0.96, 0.954),
+                         {"filter": "bloom", "family": "bloom", "max_load": None, "load_factor": None}])
+    assert one_percent.fill_rule(same).startswith("Fill rule: every table family (cuckoo, quotient) ran at the"
+                                                  " same max load, 0.96")
+    apart = pd.DataFrame([table_row("cuckoo", 0.96, 0.954), table_row("quotient", float("nan"), 0.477)])
+    text = one_percent.fill_rule(apart)
+    assert "did not share one" in text and "quotient at max load the family default" in text
+    assert "0.477–0.954" in text
+
+
+def cqf_row(r, load, bits, name="cqf"):
+    return {"filter": name, "remainder_bits": r, "load_factor": load, "bits_per_key": bits, "fpr": 0.0019,
+            "fpr_ci_low": 0.0018, "fpr_ci_high": 0.0020, "fpr_theory": 0.0019}
+
+
+def test_fastfilter_cqf_is_judged_only_like_for_like():
+    assert quotient.fastfilter_cqf_load() == pytest.approx(10.125 / 21.38)
+    results = Records({quotient.VERSUS: [cqf_row(8, 0.477, 21.23), cqf_row(9, 0.954, 11.68)]})
+    text = "\n".join(quotient.versus_fastfilter(results))
+    assert results.verdicts("cqf takes") == [stats.REPRODUCED]  # only the r = 8, load 0.477 row
+    assert results.verdicts("cqf at the same r and load runs at") == [stats.REPRODUCED]
+    assert "not like for like: a different r" in text
+    assert "0.474" in text  # FastFilter's implied load is stated beside ours
+    results = Records({quotient.VERSUS: [cqf_row(8, 0.477, 25.0)]})  # 17% more bits at the same r and load
+    quotient.versus_fastfilter(results)
+    assert results.verdicts("cqf takes") == [stats.CONTRADICTED]
+    results = Records({quotient.VERSUS: [cqf_row(8, 0.954, 10.6)]})  # r = 8 at another load: not judged
+    assert "a different load" in "\n".join(quotient.versus_fastfilter(results))
+    assert results.verdicts("cqf takes") == []
+    assert results.verdicts("cqf at the same r and load runs at") == []
+
+
+def counting_row(name, error, exact, depth=None, over=0.0):
+    row = {"multiset": "zipf:1", "filter": name, "items": 1000, "distinct": 300, "count_max": 200,
+           "size_bytes": 512, "bits_per_key": 13.6, "count_error_mean": error, "count_error_max": 5,
+           "count_exact_fraction": exact, "absent_error_mean": 0.01, "absent_exact_fraction": 0.99,
+           "false_negatives": 0}
+    if depth:
+        row.update(depth=depth, count_error_bound=21.0, count_bound_exceeded_fraction=over,
+                   count_bound_failure_probability=0.0183)
+    return row
+
+
+def test_cqf_against_count_min_verdict_follows_the_errors():
+    results = Records({counting.EXPERIMENTS[0]: [counting_row("cqf", 0.01, 0.99), counting_row("count_min", 3.0, 0.2, 4),
+                                             counting_row("count_min", 2.0, 0.3, 8)]})
+    text = counting.render(results)
+    assert results.verdicts("the CQF's counters") == [stats.REPRODUCED]
+    assert "best Count-Min, d = 8" in text
+    assert results.verdicts("Count-Min Theorem 1") == [stats.REPRODUCED]
+    results = Records({counting.EXPERIMENTS[0]: [counting_row("cqf", 2.5, 0.5), counting_row("count_min", 2.0, 0.3, 8,
+                                                                                        over=0.05)]})
+    counting.render(results)
+    assert results.verdicts("the CQF's counters") == [stats.CONTRADICTED]
+    assert results.verdicts("Count-Min Theorem 1") == [stats.CONTRADICTED]
+
+
+def locality_row(name, member, probes=None):
+    return {"filter": name, "load_factor": 0.9, "bits_per_key": 10.0, "cache_lines_member_mean": member,
+            "cache_lines_member_max": 3, "cache_lines_absent_mean": 1.0, "cache_lines_absent_max": 2,
+            "cache_lines_member_lookups": 100, "hash_probes": probes}
+
+
+def test_locality_is_judged_against_the_seeds_table():
+    results = Records({locality.EXPERIMENT: [locality_row("cuckoo", 1.9), locality_row("bloom", 6.99, 7),
+                                             locality_row("xor", 3.0), locality_row("quotient", 1.6)]})
+    text = locality.render(results)
+    assert results.verdicts("seed 002: a cuckoo") == [stats.REPRODUCED]
+    assert results.verdicts("seed 002: a bloom") == [stats.REPRODUCED]  # against its own k
+    assert results.verdicts("seed 002: a quotient") == [stats.CONTRADICTED]  # 0.6 lines over: beyond 2 × 0.25
+    assert results.verdicts("seed 002: a xor") == []  # not in the seed's table: shown, not judged
+    assert "| xor |" in text
