@@ -40,6 +40,7 @@
 #include <vector>
 
 #include "filters/static_common.h"
+#include "core/batched.h"
 #include "core/filter.h"
 #include "core/stat_catalog.h"
 #include "core/hashing.h"
@@ -148,13 +149,19 @@ class BinaryFuse {
                       std::to_string(keys.size()) + " keys");
   }
 
-  bool contains(std::uint64_t key) const {
-    const std::uint64_t h = HashKey(key, seed_);
-    std::array<std::uint32_t, kArity> p;
-    Positions(h, p);
-    std::uint64_t v = Fingerprint(h);
-    for (int j = 0; j < kArity; ++j) v ^= fingerprints_.get(p[j]);
-    return v == 0;
+  bool contains(std::uint64_t key) const { return Probe(Locate(key)); }
+
+  // kArity cache lines per key within a window of kArity segments: the pipeline
+  // (core/batched.h) keeps 16 keys' lines in flight.
+  std::size_t contains_many(std::span<const std::uint64_t> keys, std::span<std::uint8_t> out) const {
+    return PipelinedContains<16>(
+        keys, out,
+        [this](std::uint64_t key) {
+          const Located l = Locate(key);
+          for (std::uint32_t p : l.positions) fingerprints_.prefetch(p);
+          return l;
+        },
+        [this](const Located& l) { return Probe(l); });
   }
 
   std::size_t size_in_bytes() const { return fingerprints_.size_in_bytes(); }
@@ -196,6 +203,26 @@ class BinaryFuse {
 
  private:
   using Store = static_detail::FingerprintArray<kFixedBits>;
+
+  // What a lookup reads, derived from the key's hash.
+  struct Located {
+    std::array<std::uint32_t, kArity> positions;
+    std::uint64_t fingerprint;
+  };
+
+  Located Locate(std::uint64_t key) const {
+    const std::uint64_t h = HashKey(key, seed_);
+    Located l;
+    Positions(h, l.positions);
+    l.fingerprint = Fingerprint(h);
+    return l;
+  }
+
+  bool Probe(const Located& l) const {
+    std::uint64_t v = l.fingerprint;
+    for (int j = 0; j < kArity; ++j) v ^= fingerprints_.get(l.positions[j]);
+    return v == 0;
+  }
 
   void SetGeometry(const fuse_detail::Geometry& g, std::size_t slots_override) {
     segment_length_ = g.segment_length;

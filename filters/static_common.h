@@ -78,6 +78,15 @@ class FingerprintArray {
       return words_[i];
     }
   }
+  // Starts loading the cache line of slot i (a bit-packed slot may straddle two lines; its
+  // first is the one asked for).
+  void prefetch(std::size_t i) const {
+    if constexpr (kBits == 0) {
+      __builtin_prefetch(packed_.data() + i * packed_.width() / 8);
+    } else {
+      __builtin_prefetch(words_.data() + i);
+    }
+  }
   void set(std::size_t i, std::uint64_t v) {
     if constexpr (kBits == 0) {
       packed_.set(i, v);
