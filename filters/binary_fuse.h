@@ -118,16 +118,14 @@ class BinaryFuse {
                           const StaticBuildOptions& options) {
     BinaryFuse f;
     f.bits_ = FingerprintBitsFor(p, keys.size());
-    std::vector<std::uint64_t> distinct, hashes, sorted;
+    std::vector<std::uint64_t> distinct, sorted;
     std::vector<std::uint32_t> offsets;
     static_detail::Peeler<kArity> peeler;
     for (int attempt = 0; attempt < options.max_attempts; ++attempt) {
       f.SetGeometry(fuse_detail::GeometryFor(keys.size(), kArity), options.slots_override);
       f.seed_ = static_detail::AttemptSeed(p.seed, attempt);
       f.attempts_ = attempt + 1;
-      hashes.resize(keys.size());
-      for (std::size_t i = 0; i < keys.size(); ++i) hashes[i] = HashKey(keys[i], f.seed_);
-      static_detail::SortByBucket(hashes, f.segment_count_, offsets, sorted);
+      static_detail::HashAndSortByBucket(keys, f.seed_, f.segment_count_, offsets, sorted);
       const auto positions = [&f](std::uint64_t h, std::array<std::uint32_t, kArity>& out) {
         f.Positions(h, out);
       };

@@ -211,7 +211,7 @@ class Ribbon {
   struct Banding {
     std::vector<Row> rows;
     std::vector<std::uint32_t> results;
-    std::vector<std::uint64_t> hashes, sorted;
+    std::vector<std::uint64_t> sorted;
     std::vector<std::uint32_t> offsets;
     std::size_t redundant = 0;
 
@@ -219,12 +219,11 @@ class Ribbon {
       rows.assign(f.slots_, 0);
       results.assign(f.slots_, 0);
       redundant = 0;
-      hashes.resize(keys.size());
-      for (std::size_t i = 0; i < keys.size(); ++i) hashes[i] = HashKey(keys[i], f.seed_);
       // Sorting by start (start is monotone in the hash) makes banding walk the matrix
       // front to back; buckets of ~w starts are fine enough for that.
-      static_detail::SortByBucket(hashes, std::max<std::uint64_t>(1, f.starts_ / kWidth), offsets,
-                                  sorted);
+      static_detail::HashAndSortByBucket(keys, f.seed_,
+                                         std::max<std::uint64_t>(1, f.starts_ / kWidth), offsets,
+                                         sorted);
       for (std::uint64_t h : sorted) {
         std::uint64_t i = ReduceRange(h, f.starts_);
         Row c = ribbon_detail::CoefficientsOf<Row>(h);
