@@ -2,7 +2,7 @@
 // takes its AVX2 path here: the bytes it writes must be the ones the portable formula gives.
 #include <gtest/gtest.h>
 
-#include "filters/blocked_bloom_simd_check.h"
+#include "filters/blocked_bloom_simd_test_support.h"
 
 namespace amq {
 namespace {

@@ -1,7 +1,7 @@
-// filters/blocked_bloom_simd_check.h - the check the instruction-set tests of BlockedBloom share
-// (blocked_bloom_avx2_test.cc, blocked_bloom_avx512_test.cc): each is compiled with its own
-// -m flags, so BlockedBloom takes that path there, and the bytes it writes must be the ones the
-// portable formula, written out here, gives.
+// filters/blocked_bloom_simd_test_support.h - the check the instruction-set tests of
+// BlockedBloom share (blocked_bloom_avx2_test.cc, blocked_bloom_avx512_test.cc): each is
+// compiled with its own -m flags, so BlockedBloom takes that path there, and the bytes it writes
+// must be the ones the portable formula, written out here, gives.
 #pragma once
 
 #include <gtest/gtest.h>
