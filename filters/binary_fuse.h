@@ -40,6 +40,7 @@
 #include <vector>
 
 #include "filters/static_common.h"
+#include "core/batched.h"
 #include "core/filter.h"
 #include "core/stat_catalog.h"
 #include "core/hashing.h"
@@ -117,16 +118,14 @@ class BinaryFuse {
                           const StaticBuildOptions& options) {
     BinaryFuse f;
     f.bits_ = FingerprintBitsFor(p, keys.size());
-    std::vector<std::uint64_t> distinct, hashes, sorted;
+    std::vector<std::uint64_t> distinct, sorted;
     std::vector<std::uint32_t> offsets;
     static_detail::Peeler<kArity> peeler;
     for (int attempt = 0; attempt < options.max_attempts; ++attempt) {
       f.SetGeometry(fuse_detail::GeometryFor(keys.size(), kArity), options.slots_override);
       f.seed_ = static_detail::AttemptSeed(p.seed, attempt);
       f.attempts_ = attempt + 1;
-      hashes.resize(keys.size());
-      for (std::size_t i = 0; i < keys.size(); ++i) hashes[i] = HashKey(keys[i], f.seed_);
-      static_detail::SortByBucket(hashes, f.segment_count_, offsets, sorted);
+      static_detail::HashAndSortByBucket(keys, f.seed_, f.segment_count_, offsets, sorted);
       const auto positions = [&f](std::uint64_t h, std::array<std::uint32_t, kArity>& out) {
         f.Positions(h, out);
       };
@@ -148,13 +147,19 @@ class BinaryFuse {
                       std::to_string(keys.size()) + " keys");
   }
 
-  bool contains(std::uint64_t key) const {
-    const std::uint64_t h = HashKey(key, seed_);
-    std::array<std::uint32_t, kArity> p;
-    Positions(h, p);
-    std::uint64_t v = Fingerprint(h);
-    for (int j = 0; j < kArity; ++j) v ^= fingerprints_.get(p[j]);
-    return v == 0;
+  bool contains(std::uint64_t key) const { return Probe(Locate(key)); }
+
+  // kArity cache lines per key within a window of kArity segments: the pipeline
+  // (core/batched.h) keeps 16 keys' lines in flight.
+  std::size_t contains_many(std::span<const std::uint64_t> keys, std::span<std::uint8_t> out) const {
+    return PipelinedContains<16>(
+        keys, out,
+        [this](std::uint64_t key) {
+          const Located l = Locate(key);
+          for (std::uint32_t p : l.positions) fingerprints_.prefetch(p);
+          return l;
+        },
+        [this](const Located& l) { return Probe(l); });
   }
 
   std::size_t size_in_bytes() const { return fingerprints_.size_in_bytes(); }
@@ -196,6 +201,26 @@ class BinaryFuse {
 
  private:
   using Store = static_detail::FingerprintArray<kFixedBits>;
+
+  // What a lookup reads, derived from the key's hash.
+  struct Located {
+    std::array<std::uint32_t, kArity> positions;
+    std::uint64_t fingerprint;
+  };
+
+  Located Locate(std::uint64_t key) const {
+    const std::uint64_t h = HashKey(key, seed_);
+    Located l;
+    Positions(h, l.positions);
+    l.fingerprint = Fingerprint(h);
+    return l;
+  }
+
+  bool Probe(const Located& l) const {
+    std::uint64_t v = l.fingerprint;
+    for (int j = 0; j < kArity; ++j) v ^= fingerprints_.get(l.positions[j]);
+    return v == 0;
+  }
 
   void SetGeometry(const fuse_detail::Geometry& g, std::size_t slots_override) {
     segment_length_ = g.segment_length;

@@ -40,6 +40,7 @@
 #include <vector>
 
 #include "filters/static_common.h"
+#include "core/batched.h"
 #include "core/filter.h"
 #include "core/stat_catalog.h"
 #include "core/hashing.h"
@@ -139,21 +140,24 @@ class Ribbon {
                       " slots");
   }
 
-  bool contains(std::uint64_t key) const {
-    const std::uint64_t h = HashKey(key, seed_);
-    const std::uint64_t s = ReduceRange(h, starts_);
-    const Row c = ribbon_detail::CoefficientsOf<Row>(h);
-    const std::size_t o = s % kWidth;
-    // Z[s + t] for t < w - o sits in this block at bit o + t, the rest in the next block at
-    // bit t - (w - o): shift the row once instead of every column word.
-    const Row c_here = c << o;
-    const Row c_next = (c >> 1) >> (kWidth - 1 - o);  // two shifts: o = 0 must give 0
-    const Row* block = &solution_[s / kWidth * r_];
-    std::uint64_t result = 0;
-    for (int j = 0; j < r_; ++j) {
-      result |= ribbon_detail::Parity((block[j] & c_here) ^ (block[r_ + j] & c_next)) << j;
-    }
-    return result == Fingerprint(h);
+  bool contains(std::uint64_t key) const { return ContainsHash(HashKey(key, seed_)); }
+
+  // A lookup reads 2 r words from two adjacent blocks (2 r w / 8 bytes, 112 at w = 64, r = 7,
+  // so two or three cache lines): the pipeline (core/batched.h) prefetches every line of that
+  // span for the next 8 keys while it probes this one.
+  std::size_t contains_many(std::span<const std::uint64_t> keys, std::span<std::uint8_t> out) const {
+    return PipelinedContains<8>(
+        keys, out,
+        [this](std::uint64_t key) {
+          const std::uint64_t h = HashKey(key, seed_);
+          const Row* block = &solution_[ReduceRange(h, starts_) / kWidth * r_];
+          const auto* first = reinterpret_cast<const char*>(block);
+          const auto* last = reinterpret_cast<const char*>(block + 2 * r_) - 1;
+          for (const char* line = first; line < last; line += 64) __builtin_prefetch(line);
+          __builtin_prefetch(last);
+          return h;
+        },
+        [this](std::uint64_t h) { return ContainsHash(h); });
   }
 
   std::size_t size_in_bytes() const { return slots_ / 8 * r_; }  // m r bits; not the pad block
@@ -187,11 +191,27 @@ class Ribbon {
   }
 
  private:
+  bool ContainsHash(std::uint64_t h) const {
+    const std::uint64_t s = ReduceRange(h, starts_);
+    const Row c = ribbon_detail::CoefficientsOf<Row>(h);
+    const std::size_t o = s % kWidth;
+    // Z[s + t] for t < w - o sits in this block at bit o + t, the rest in the next block at
+    // bit t - (w - o): shift the row once instead of every column word.
+    const Row c_here = c << o;
+    const Row c_next = (c >> 1) >> (kWidth - 1 - o);  // two shifts: o = 0 must give 0
+    const Row* block = &solution_[s / kWidth * r_];
+    std::uint64_t result = 0;
+    for (int j = 0; j < r_; ++j) {
+      result |= ribbon_detail::Parity((block[j] & c_here) ^ (block[r_ + j] & c_next)) << j;
+    }
+    return result == Fingerprint(h);
+  }
+
   // The banding matrix: per slot, the pivot row stored there (0 = empty) and its result.
   struct Banding {
     std::vector<Row> rows;
     std::vector<std::uint32_t> results;
-    std::vector<std::uint64_t> hashes, sorted;
+    std::vector<std::uint64_t> sorted;
     std::vector<std::uint32_t> offsets;
     std::size_t redundant = 0;
 
@@ -199,12 +219,11 @@ class Ribbon {
       rows.assign(f.slots_, 0);
       results.assign(f.slots_, 0);
       redundant = 0;
-      hashes.resize(keys.size());
-      for (std::size_t i = 0; i < keys.size(); ++i) hashes[i] = HashKey(keys[i], f.seed_);
       // Sorting by start (start is monotone in the hash) makes banding walk the matrix
       // front to back; buckets of ~w starts are fine enough for that.
-      static_detail::SortByBucket(hashes, std::max<std::uint64_t>(1, f.starts_ / kWidth), offsets,
-                                  sorted);
+      static_detail::HashAndSortByBucket(keys, f.seed_,
+                                         std::max<std::uint64_t>(1, f.starts_ / kWidth), offsets,
+                                         sorted);
       for (std::uint64_t h : sorted) {
         std::uint64_t i = ReduceRange(h, f.starts_);
         Row c = ribbon_detail::CoefficientsOf<Row>(h);

@@ -16,7 +16,7 @@ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_CXX_COMPILER="${AMQ_SANITIZE_CXX:-
   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" \
   -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" >/dev/null
 # Every test binary and the amqbench they drive; not amqbench_micro (its tests are left out).
-targets=(amqbench avx2_tests)
+targets=(amqbench avx2_tests avx512_tests)
 for dir in core filters workloads traces harness commands; do targets+=("${dir}_tests"); done
 stage build cmake --build "$build" -j "$(nproc)" --target "${targets[@]}"
 export ASAN_OPTIONS="abort_on_error=1:detect_stack_use_after_return=1:strict_string_checks=1"

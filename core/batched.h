@@ -1,0 +1,50 @@
+// core/batched.h - the loop behind a filter's contains_many (BatchedFilter, core/filter.h).
+//
+// A lookup whose cache lines are out of cache spends almost all its time waiting for them, and
+// a one-at-a-time loop keeps only as many misses in flight as the core's reorder window holds
+// lookups (a few). Here a filter splits its lookup in two: prepare(key) hashes the key, issues
+// __builtin_prefetch for every cache line the probe will read and returns what the probe needs
+// (positions, block address); probe(state) reads those lines and answers. The loop prepares
+// key i + kDistance while it probes key i, so kDistance keys' lines are always on their way.
+// A software pipeline rather than fixed groups: a group drains (its last probes wait with
+// nothing behind them) before the next group's prefetches start; the pipeline never drains
+// until the last kDistance keys.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <type_traits>
+
+namespace amq {
+
+// out[i] = probe(prepare(keys[i])), returns the number of ones; kDistance a power of two.
+template <std::size_t kDistance, class Prepare, class Probe>
+std::size_t PipelinedContains(std::span<const std::uint64_t> keys, std::span<std::uint8_t> out,
+                              Prepare prepare, Probe probe) {
+  static_assert((kDistance & (kDistance - 1)) == 0, "kDistance must be a power of two");
+  using State = std::invoke_result_t<Prepare, std::uint64_t>;
+  std::array<State, kDistance> ring;
+  const std::size_t n = keys.size();
+  const std::size_t head = std::min(n, kDistance);
+  for (std::size_t i = 0; i < head; ++i) ring[i] = prepare(keys[i]);
+  std::size_t ones = 0;
+  std::size_t i = 0;
+  // Steady state: probe key i, then reuse its ring slot for key i + kDistance.
+  for (; i + kDistance < n; ++i) {
+    const bool hit = probe(ring[i % kDistance]);
+    ring[i % kDistance] = prepare(keys[i + kDistance]);
+    out[i] = hit ? 1 : 0;
+    ones += hit ? 1 : 0;
+  }
+  for (; i < n; ++i) {
+    const bool hit = probe(ring[i % kDistance]);
+    out[i] = hit ? 1 : 0;
+    ones += hit ? 1 : 0;
+  }
+  return ones;
+}
+
+}  // namespace amq
