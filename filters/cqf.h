@@ -57,7 +57,8 @@
 
 namespace amq {
 
-template <int kOffsetLimit = 255>
+// kPortable: the core's portable paths, forced (filters/rsqf_core.h); the tests use it.
+template <int kOffsetLimit = 255, bool kPortable = false>
 class BasicCqf {
  public:
   static constexpr std::string_view kName = "cqf";
@@ -66,7 +67,7 @@ class BasicCqf {
       "--fpr eps: r = ceil(log2(1/eps)); --bits-per-key B: r = floor(B*L - 2.125); r in 2..32; "
       "--max-load L (default 0.95): canonical slots = smallest 2^q >= 64 with 2^q*L >= n";
   static constexpr double kDefaultMaxLoad = 0.95;
-  using Core = RsqfCore<kOffsetLimit>;
+  using Core = RsqfCore<kOffsetLimit, kPortable>;
 
   static int RemainderBitsFor(const FilterParams& p) {
     const double load = p.max_load > 0 ? p.max_load : kDefaultMaxLoad;
@@ -109,6 +110,20 @@ class BasicCqf {
     if (!core_.Occupied(fq)) return false;
     const std::uint64_t end = core_.RunEndUpTo(fq);
     const std::uint64_t start = core_.RunStart(fq, end);
+    // Fast path, no decoding: an entry of count >= 3 is always followed by a smaller slot (the
+    // 0 marker or a digit below x), except the entry of remainder 0, which can only open the
+    // run. So while a run that opens with a nonzero slot has not decreased, every slot read is
+    // an entry's remainder (once, or twice for count 2), and the sorted-order stops hold.
+    std::uint64_t prev = core_.Rem(start);
+    if (prev != 0) {
+      for (std::uint64_t p = start;;) {
+        if (prev >= fr) return prev == fr;
+        if (++p > end) return false;
+        const std::uint64_t v = core_.Rem(p);
+        if (v < prev) break;  // a counter: decode the run from its start
+        prev = v;
+      }
+    }
     for (std::uint64_t p = start; p <= end;) {
       const std::uint64_t x = core_.Rem(p);
       if (x == fr) return true;

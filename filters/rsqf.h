@@ -41,7 +41,8 @@
 
 namespace amq {
 
-template <int kOffsetLimit = 255>
+// kPortable: the core's portable paths, forced (filters/rsqf_core.h); the tests use it.
+template <int kOffsetLimit = 255, bool kPortable = false>
 class BasicRsqf {
  public:
   static constexpr std::string_view kName = "rsqf";
@@ -50,7 +51,7 @@ class BasicRsqf {
       "--fpr eps: r = ceil(log2(1/eps)); --bits-per-key B: r = floor(B*L - 2.125); r in 2..32; "
       "--max-load L (default 0.95): canonical slots = smallest 2^q >= 64 with 2^q*L >= n";
   static constexpr double kDefaultMaxLoad = 0.95;
-  using Core = RsqfCore<kOffsetLimit>;
+  using Core = RsqfCore<kOffsetLimit, kPortable>;
 
   static int RemainderBitsFor(const FilterParams& p) {
     const double load = p.max_load > 0 ? p.max_load : kDefaultMaxLoad;
@@ -227,7 +228,7 @@ class BasicRsqf {
     s.put("slots", core_.canonical_slots());
     s.put("overflow_slots", core_.total_slots() - core_.canonical_slots());
     s.put("metadata_bits_per_slot", Core::kMetadataBitsPerSlot);
-    s.put("select", rsqf_detail::kSelectIsBmi2 ? "pdep" : "portable");
+    s.put("select", rsqf_detail::kSelectIsBmi2 && !kPortable ? "pdep" : "portable");
     s.put("runs", sh.runs);
     s.put("run_length_mean", sh.runs ? n / sh.runs : 0.0);
     s.put("run_length_max", sh.run_max);
