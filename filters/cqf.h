@@ -107,9 +107,23 @@ class BasicCqf {
 
   bool contains(std::uint64_t key) const {
     const auto [fq, fr] = Split(key);
+    return Holds(fq, fr);
+  }
+
+  // Batched lookups (BatchedFilter), RsqfCore::ContainsMany: prefetch a group, then probe.
+  std::size_t contains_many(std::span<const std::uint64_t> keys, std::span<std::uint8_t> out) const {
+    return core_.ContainsMany(
+        keys, out, [this](std::uint64_t k) { return Split(k); },
+        [this](std::uint64_t fq, std::uint64_t fr) { return Holds(fq, fr); });
+  }
+
+ private:
+  bool Holds(std::uint64_t fq, std::uint64_t fr) const {
     if (!core_.Occupied(fq)) return false;
     const std::uint64_t end = core_.RunEndUpTo(fq);
     const std::uint64_t start = core_.RunStart(fq, end);
+    // A stored fr always has a slot holding fr: if none does (most negatives), no decoding.
+    if (!core_.RunHolds(start, end, fr)) return false;
     // Fast path, no decoding: an entry of count >= 3 is always followed by a smaller slot (the
     // 0 marker or a digit below x), except the entry of remainder 0, which can only open the
     // run. So while a run that opens with a nonzero slot has not decreased, every slot read is
@@ -133,6 +147,7 @@ class BasicCqf {
     return false;
   }
 
+ public:
   // How many times the key was inserted (minus erased); never below the truth, above it only
   // when another key shares the fingerprint.
   std::uint64_t count(std::uint64_t key) const {

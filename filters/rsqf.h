@@ -26,6 +26,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <span>
@@ -101,16 +102,26 @@ class BasicRsqf {
 
   bool contains(std::uint64_t key) const {
     const auto [fq, fr] = Split(key);
-    if (!core_.Occupied(fq)) return false;
-    // Scan the run backwards from its end: remainders descend, so stop below fr.
-    std::uint64_t s = core_.RunEndUpTo(fq);
-    while (true) {
-      const std::uint64_t v = core_.Rem(s);
-      if (v == fr) return true;
-      if (v < fr || s == fq || core_.Runend(s - 1)) return false;
-      --s;
-    }
+    return Holds(fq, fr);
   }
+
+  // Batched lookups (BatchedFilter), RsqfCore::ContainsMany: prefetch a group, then probe.
+  std::size_t contains_many(std::span<const std::uint64_t> keys, std::span<std::uint8_t> out) const {
+    return core_.ContainsMany(
+        keys, out, [this](std::uint64_t k) { return Split(k); },
+        [this](std::uint64_t fq, std::uint64_t fr) { return Holds(fq, fr); });
+  }
+
+ private:
+  bool Holds(std::uint64_t fq, std::uint64_t fr) const {
+    if (!core_.Occupied(fq)) return false;
+    // The whole run compared at once (a run averages ~1.5 slots at 95% load): no branch per
+    // slot to mispredict.
+    const std::uint64_t end = core_.RunEndUpTo(fq);
+    return core_.RunHolds(core_.RunStart(fq, end), end, fr);
+  }
+
+ public:
 
   bool erase(std::uint64_t key) {
     const auto [fq, fr] = Split(key);

@@ -39,6 +39,7 @@
 #include <limits>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -211,7 +212,15 @@ class RsqfCore {
         rmask_((1ULL << r) - 1),
         block_bytes_(kHeaderBytes + 8 * static_cast<std::size_t>(r)),
         blocks_(((1ULL << q) + OverflowSlotsFor(q)) / 64),
-        bytes_(blocks_ * block_bytes_ + 8, 0) {}
+        bytes_(blocks_ * block_bytes_ + 8, 0) {
+    // SWAR fields for RunHolds: as many r-bit fields as fit in the 57 bits a byte-aligned
+    // 64-bit load always delivers.
+    swar_fields_ = 57 / r;
+    for (int i = 0; i < swar_fields_; ++i) {
+      swar_low_ |= 1ULL << (i * r);
+      swar_high_ |= 1ULL << (i * r + r - 1);
+    }
+  }
 
   int q() const { return q_; }
   int r() const { return r_; }
@@ -220,6 +229,39 @@ class RsqfCore {
   std::uint64_t used() const { return used_; }
   std::size_t size_in_bytes() const { return blocks_ * block_bytes_; }
   std::span<const std::uint8_t> bytes() const { return {bytes_.data(), size_in_bytes()}; }
+
+  // Asks for the lines a lookup of quotient x reads first: the block header (17 bytes, which
+  // may straddle two lines) and the remainder of x's home slot, where its run usually is.
+  void Prefetch(std::uint64_t x) const {
+    const std::uint8_t* block = &bytes_[BlockByte(x >> 6)];
+    __builtin_prefetch(block);
+    __builtin_prefetch(block + kHeaderBytes - 1);
+    __builtin_prefetch(block + kHeaderBytes + ((x & 63) * r_ >> 3));
+  }
+
+  // Batched lookups for the filters on this core: hash a group of keys (split(key) gives the
+  // quotient and remainder), prefetch the lines each lookup reads first, then probe them all
+  // (holds(quotient, remainder)), so the group's cache misses overlap instead of queueing.
+  template <class SplitFn, class HoldsFn>
+  std::size_t ContainsMany(std::span<const std::uint64_t> keys, std::span<std::uint8_t> out,
+                           SplitFn split, HoldsFn holds) const {
+    constexpr std::size_t kGroup = 16;
+    std::pair<std::uint64_t, std::uint64_t> fp[kGroup];
+    std::size_t ones = 0;
+    for (std::size_t start = 0; start < keys.size(); start += kGroup) {
+      const std::size_t count = std::min(kGroup, keys.size() - start);
+      for (std::size_t j = 0; j < count; ++j) {
+        fp[j] = split(keys[start + j]);
+        Prefetch(fp[j].first);
+      }
+      for (std::size_t j = 0; j < count; ++j) {
+        const bool hit = holds(fp[j].first, fp[j].second);
+        out[start + j] = hit ? 1 : 0;
+        ones += hit ? 1 : 0;
+      }
+    }
+    return ones;
+  }
 
   bool Occupied(std::uint64_t x) const { return OccWord(x >> 6) >> (x & 63) & 1; }
   bool Runend(std::uint64_t s) const { return RunWord(s >> 6) >> (s & 63) & 1; }
@@ -262,6 +304,31 @@ class RsqfCore {
         if (w) return block * 64 + 64 - std::countl_zero(w);
         if (block == x_block) return x;
         w = RunWord(--block);
+      }
+    }
+  }
+
+  // Whether some slot in [start, end] holds v. Compares a word of remainders at a time (SWAR:
+  // v broadcast to every field, XOR, then the zero-field test (w - low) & ~w & high, whose
+  // borrows can only flag fields above a truly zero one, so "any field is zero" is exact), so a
+  // short run costs one load and no branch per slot.
+  bool RunHolds(std::uint64_t start, std::uint64_t end, std::uint64_t v) const {
+    if constexpr (kPortable) {
+      for (std::uint64_t s = start; s <= end; ++s) {
+        if (Rem(s) == v) return true;
+      }
+      return false;
+    } else {
+      const std::uint64_t pattern = v * swar_low_;
+      for (std::uint64_t s = start;;) {
+        const std::uint64_t in_block = 64 - (s & 63), left = end - s + 1;
+        const std::uint64_t n = std::min<std::uint64_t>({in_block, left, std::uint64_t(swar_fields_)});
+        const std::size_t bit = (s & 63) * r_;
+        const std::uint64_t w = (Load64(RemByte(s >> 6) + (bit >> 3)) >> (bit & 7)) ^ pattern;
+        const std::uint64_t fields = (1ULL << (n * r_)) - 1;  // n * r <= 57
+        if ((w - swar_low_) & ~w & swar_high_ & fields) return true;
+        s += n;
+        if (s > end) return false;
       }
     }
   }
@@ -642,6 +709,8 @@ class RsqfCore {
 
   int q_ = 0, r_ = 0;
   std::uint64_t rmask_ = 0;
+  int swar_fields_ = 0;
+  std::uint64_t swar_low_ = 0, swar_high_ = 0;
   std::size_t block_bytes_ = 0;
   std::uint64_t blocks_ = 0;
   std::vector<std::uint8_t> bytes_;

@@ -164,6 +164,7 @@ void RandomOps(int q, int r, double fill, std::uint64_t seed, int steps) {
       ASSERT_EQ(f.Validate(), "") << "step " << step;
       ASSERT_EQ(Stored(f), std::vector<Fp>(expected.begin(), expected.end())) << "step " << step;
       for (std::uint64_t key : live) ASSERT_TRUE(f.contains(key)) << "false negative";
+      for (std::uint64_t key : live) ASSERT_TRUE(portable.contains(key)) << "false negative";
       ASSERT_TRUE(std::ranges::equal(f.bytes(), portable.bytes())) << "step " << step;
       XorShift64Star probes(seed + step);  // apart from rng: the operations stay as they were
       for (int i = 0; i < 200; ++i) {
