@@ -57,7 +57,8 @@
 
 namespace amq {
 
-template <int kOffsetLimit = 255>
+// kPortable: the core's portable paths, forced (filters/rsqf_core.h); the tests use it.
+template <int kOffsetLimit = 255, bool kPortable = false>
 class BasicCqf {
  public:
   static constexpr std::string_view kName = "cqf";
@@ -66,7 +67,7 @@ class BasicCqf {
       "--fpr eps: r = ceil(log2(1/eps)); --bits-per-key B: r = floor(B*L - 2.125); r in 2..32; "
       "--max-load L (default 0.95): canonical slots = smallest 2^q >= 64 with 2^q*L >= n";
   static constexpr double kDefaultMaxLoad = 0.95;
-  using Core = RsqfCore<kOffsetLimit>;
+  using Core = RsqfCore<kOffsetLimit, kPortable>;
 
   static int RemainderBitsFor(const FilterParams& p) {
     const double load = p.max_load > 0 ? p.max_load : kDefaultMaxLoad;
@@ -106,9 +107,37 @@ class BasicCqf {
 
   bool contains(std::uint64_t key) const {
     const auto [fq, fr] = Split(key);
+    return Holds(fq, fr);
+  }
+
+  // Batched lookups (BatchedFilter), RsqfCore::ContainsMany: prefetch a group, then probe.
+  std::size_t contains_many(std::span<const std::uint64_t> keys, std::span<std::uint8_t> out) const {
+    return core_.ContainsMany(
+        keys, out, [this](std::uint64_t k) { return Split(k); },
+        [this](std::uint64_t fq, std::uint64_t fr) { return Holds(fq, fr); });
+  }
+
+ private:
+  bool Holds(std::uint64_t fq, std::uint64_t fr) const {
     if (!core_.Occupied(fq)) return false;
     const std::uint64_t end = core_.RunEndUpTo(fq);
     const std::uint64_t start = core_.RunStart(fq, end);
+    // A stored fr always has a slot holding fr: if none does (most negatives), no decoding.
+    if (!core_.RunHolds(start, end, fr)) return false;
+    // Fast path, no decoding: an entry of count >= 3 is always followed by a smaller slot (the
+    // 0 marker or a digit below x), except the entry of remainder 0, which can only open the
+    // run. So while a run that opens with a nonzero slot has not decreased, every slot read is
+    // an entry's remainder (once, or twice for count 2), and the sorted-order stops hold.
+    std::uint64_t prev = core_.Rem(start);
+    if (prev != 0) {
+      for (std::uint64_t p = start;;) {
+        if (prev >= fr) return prev == fr;
+        if (++p > end) return false;
+        const std::uint64_t v = core_.Rem(p);
+        if (v < prev) break;  // a counter: decode the run from its start
+        prev = v;
+      }
+    }
     for (std::uint64_t p = start; p <= end;) {
       const std::uint64_t x = core_.Rem(p);
       if (x == fr) return true;
@@ -118,6 +147,7 @@ class BasicCqf {
     return false;
   }
 
+ public:
   // How many times the key was inserted (minus erased); never below the truth, above it only
   // when another key shares the fingerprint.
   std::uint64_t count(std::uint64_t key) const {

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <tuple>
@@ -36,9 +37,12 @@ std::vector<FpCount> Entries(const F& f) {
 // Skewed workload: keys drawn from a small pool with a heavy head, so most inserts repeat a
 // key. Exact fingerprint counts are kept in a map; count(key) must equal the fingerprint's
 // count (never below the key's own count), after every check point.
+// A twin with the portable paths forced (kPortable) takes the same operations: same bytes, same
+// answers.
 template <int kLimit>
 void SkewedOps(int q, int r, std::size_t pool_size, std::uint64_t seed, int steps) {
   BasicCqf<kLimit> f(q, r, SpreadSeed(seed), 0.95);
+  BasicCqf<kLimit, true> portable(q, r, SpreadSeed(seed), 0.95);
   std::map<Fp, std::uint64_t> fp_count;
   std::map<std::uint64_t, std::uint64_t> key_count;
   XorShift64Star rng(seed);
@@ -50,10 +54,12 @@ void SkewedOps(int q, int r, std::size_t pool_size, std::uint64_t seed, int step
     const std::uint64_t key = pool[static_cast<std::size_t>(pool_size * u * u * u)];
     if (rng.Next() % 100 < 70 || key_count[key] == 0) {
       ASSERT_TRUE(f.insert(key)) << "step " << step;
+      ASSERT_TRUE(portable.insert(key)) << "step " << step;
       ++fp_count[f.Fingerprint(key)];
       ++key_count[key];
     } else {
       ASSERT_TRUE(f.erase(key));
+      ASSERT_TRUE(portable.erase(key));
       if (--fp_count[f.Fingerprint(key)] == 0) fp_count.erase(f.Fingerprint(key));
       --key_count[key];
     }
@@ -66,6 +72,13 @@ void SkewedOps(int q, int r, std::size_t pool_size, std::uint64_t seed, int step
         ASSERT_EQ(f.count(k), fp_count.count(f.Fingerprint(k)) ? fp_count[f.Fingerprint(k)] : 0);
         ASSERT_GE(f.count(k), c);
         ASSERT_EQ(f.contains(k), c > 0 || fp_count.count(f.Fingerprint(k)) > 0);
+        ASSERT_EQ(portable.contains(k), f.contains(k));
+      }
+      ASSERT_TRUE(std::ranges::equal(f.bytes(), portable.bytes())) << "step " << step;
+      XorShift64Star probes(seed + step);  // apart from rng: the operations stay as they were
+      for (int i = 0; i < 200; ++i) {
+        const std::uint64_t probe = probes.Next();
+        ASSERT_EQ(f.contains(probe), portable.contains(probe)) << "step " << step;
       }
     }
   }

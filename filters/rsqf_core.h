@@ -39,6 +39,7 @@
 #include <limits>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -49,15 +50,21 @@
 namespace amq {
 namespace rsqf_detail {
 
-inline int Popcount(std::uint64_t x) {
-#if defined(__POPCNT__)
-  return std::popcount(x);
-#else
-  // Without -mpopcnt, std::popcount is a libgcc call; this SWAR count inlines.
+// SWAR popcount: what Popcount compiles to without -mpopcnt, and what the portable core
+// (kPortable) always uses, so the tests run the fallback on any CPU.
+inline int PopcountPortable(std::uint64_t x) {
   x = x - ((x >> 1) & 0x5555555555555555ULL);
   x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
   x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0fULL;
   return static_cast<int>((x * 0x0101010101010101ULL) >> 56);
+}
+
+inline int Popcount(std::uint64_t x) {
+#if defined(__POPCNT__)
+  return std::popcount(x);
+#else
+  // Without -mpopcnt, std::popcount is a libgcc call; the SWAR count inlines.
+  return PopcountPortable(x);
 #endif
 }
 
@@ -80,7 +87,7 @@ inline constexpr SelectTable kSelectTable{};
 inline int SelectPortable(std::uint64_t x, int k) {
   for (int byte = 0; byte < 8; ++byte, x >>= 8) {
     const unsigned b = x & 0xff;
-    const int c = Popcount(b);
+    const int c = PopcountPortable(b);
     if (k < c) return 8 * byte + kSelectTable.pos[b][k];
     k -= c;
   }
@@ -114,6 +121,64 @@ inline constexpr bool kSelectIsBmi2 =
     false;
 #endif
 
+
+// Word moves of bit-packed remainders. A bit string starts at byte p; bit i is bit i % 8 of
+// byte i / 8 (little-endian words, as Load64 reads them). Both functions read and write whole
+// 64-bit words at byte offsets: they may read up to 8 bytes before p + lo / 8 and 8 bytes past
+// p + (hi - 1) / 8 (the block header before a block's remainders, the next block or the
+// table's 8 spare bytes after; ShiftBitsDown reads past the last word it writes only when
+// bits [hi - s, hi) lie there), and write back only the bits they move.
+inline std::uint64_t LoadWord(const std::uint8_t* p) {
+  std::uint64_t w;
+  std::memcpy(&w, p, sizeof w);
+  return w;
+}
+inline void StoreWord(std::uint8_t* p, std::uint64_t w) { std::memcpy(p, &w, sizeof w); }
+
+// Bits [a, b) of a 64-bit word whose bit 0 is bit `base` of the string (a <= b; either may lie
+// outside the word).
+inline std::uint64_t WordMask(std::int64_t base, std::int64_t a, std::int64_t b) {
+  const std::int64_t lo = std::clamp<std::int64_t>(a - base, 0, 64);
+  const std::int64_t hi = std::clamp<std::int64_t>(b - base, 0, 64);
+  if (lo >= hi) return 0;
+  const std::uint64_t upto = hi == 64 ? ~0ULL : (1ULL << hi) - 1;
+  return upto & (~0ULL << lo);
+}
+
+// Bits [lo, hi - s) move to [lo + s, hi); bits [lo, lo + s) and all bits outside [lo, hi) keep
+// their values. 1 <= s < 64. Highest word first, so every word is read before it is written.
+inline void ShiftBitsUp(std::uint8_t* p, std::uint64_t lo, std::uint64_t hi, unsigned s) {
+  if (hi <= lo + s) return;
+  const std::uint64_t first = (lo + s) >> 3, last = (hi - 1) >> 3;  // bytes written
+  for (std::uint64_t w = first + (last - first) / 8 * 8;; w -= 8) {
+    const std::uint64_t cur = LoadWord(p + w);
+    const std::uint64_t moved = (cur << s) | (LoadWord(p + w - 8) >> (64 - s));
+    const std::int64_t base = static_cast<std::int64_t>(8 * w);
+    const std::uint64_t m = WordMask(base, static_cast<std::int64_t>(lo + s),
+                                     static_cast<std::int64_t>(hi));
+    StoreWord(p + w, (cur & ~m) | (moved & m));
+    if (w == first) break;
+  }
+}
+
+// Bits [lo + s, hi) move to [lo, hi - s); bits [hi - s, hi) and all bits outside [lo, hi) keep
+// their values. 1 <= s < 64. Lowest word first.
+inline void ShiftBitsDown(std::uint8_t* p, std::uint64_t lo, std::uint64_t hi, unsigned s) {
+  if (hi <= lo + s) return;
+  const std::uint64_t first = lo >> 3, last = (hi - s - 1) >> 3;  // bytes written
+  for (std::uint64_t w = first; w <= last; w += 8) {
+    const std::uint64_t cur = LoadWord(p + w);
+    // The next word only when the moved bits reach into it: a block's last remainder word
+    // may have fewer than 8 readable bytes after it.
+    const std::uint64_t next = 8 * (w + 8) < hi ? LoadWord(p + w + 8) : 0;
+    const std::uint64_t moved = (cur >> s) | (next << (64 - s));
+    const std::int64_t base = static_cast<std::int64_t>(8 * w);
+    const std::uint64_t m = WordMask(base, static_cast<std::int64_t>(lo),
+                                     static_cast<std::int64_t>(hi - s));
+    StoreWord(p + w, (cur & ~m) | (moved & m));
+  }
+}
+
 }  // namespace rsqf_detail
 
 // Shape of the stored runs, computed on demand (stats and tests).
@@ -123,7 +188,11 @@ struct RunShape {
   double probes_to_empty = 0;  // summed over all slots
 };
 
-template <int kOffsetLimit = 255>
+// kPortable = true forces the portable paths whatever the build targets: SWAR popcount, the
+// byte-table select, slot-by-slot moves of remainders that are not byte-wide and slot-by-slot
+// run-start scans. The tests instantiate it beside the default core and require the same bytes
+// and the same answers.
+template <int kOffsetLimit = 255, bool kPortable = false>
 class RsqfCore {
   static_assert(kOffsetLimit >= 1 && kOffsetLimit <= 255);
 
@@ -143,7 +212,15 @@ class RsqfCore {
         rmask_((1ULL << r) - 1),
         block_bytes_(kHeaderBytes + 8 * static_cast<std::size_t>(r)),
         blocks_(((1ULL << q) + OverflowSlotsFor(q)) / 64),
-        bytes_(blocks_ * block_bytes_ + 8, 0) {}
+        bytes_(blocks_ * block_bytes_ + 8, 0) {
+    // SWAR fields for RunHolds: as many r-bit fields as fit in the 57 bits a byte-aligned
+    // 64-bit load always delivers.
+    swar_fields_ = 57 / r;
+    for (int i = 0; i < swar_fields_; ++i) {
+      swar_low_ |= 1ULL << (i * r);
+      swar_high_ |= 1ULL << (i * r + r - 1);
+    }
+  }
 
   int q() const { return q_; }
   int r() const { return r_; }
@@ -152,6 +229,39 @@ class RsqfCore {
   std::uint64_t used() const { return used_; }
   std::size_t size_in_bytes() const { return blocks_ * block_bytes_; }
   std::span<const std::uint8_t> bytes() const { return {bytes_.data(), size_in_bytes()}; }
+
+  // Asks for the lines a lookup of quotient x reads first: the block header (17 bytes, which
+  // may straddle two lines) and the remainder of x's home slot, where its run usually is.
+  void Prefetch(std::uint64_t x) const {
+    const std::uint8_t* block = &bytes_[BlockByte(x >> 6)];
+    __builtin_prefetch(block);
+    __builtin_prefetch(block + kHeaderBytes - 1);
+    __builtin_prefetch(block + kHeaderBytes + ((x & 63) * r_ >> 3));
+  }
+
+  // Batched lookups for the filters on this core: hash a group of keys (split(key) gives the
+  // quotient and remainder), prefetch the lines each lookup reads first, then probe them all
+  // (holds(quotient, remainder)), so the group's cache misses overlap instead of queueing.
+  template <class SplitFn, class HoldsFn>
+  std::size_t ContainsMany(std::span<const std::uint64_t> keys, std::span<std::uint8_t> out,
+                           SplitFn split, HoldsFn holds) const {
+    constexpr std::size_t kGroup = 16;
+    std::pair<std::uint64_t, std::uint64_t> fp[kGroup];
+    std::size_t ones = 0;
+    for (std::size_t start = 0; start < keys.size(); start += kGroup) {
+      const std::size_t count = std::min(kGroup, keys.size() - start);
+      for (std::size_t j = 0; j < count; ++j) {
+        fp[j] = split(keys[start + j]);
+        Prefetch(fp[j].first);
+      }
+      for (std::size_t j = 0; j < count; ++j) {
+        const bool hit = holds(fp[j].first, fp[j].second);
+        out[start + j] = hit ? 1 : 0;
+        ones += hit ? 1 : 0;
+      }
+    }
+    return ones;
+  }
 
   bool Occupied(std::uint64_t x) const { return OccWord(x >> 6) >> (x & 63) & 1; }
   bool Runend(std::uint64_t s) const { return RunWord(s >> 6) >> (s & 63) & 1; }
@@ -172,16 +282,55 @@ class RsqfCore {
   std::int64_t RunEndUpTo(std::uint64_t x) const {
     const std::uint64_t block = x >> 6;
     const std::uint64_t off = TrueOffset(block);
-    const int d = rsqf_detail::Popcount(OccWord(block) & ((2ULL << (x & 63)) - 1));
+    const int d = Pop(OccWord(block) & ((2ULL << (x & 63)) - 1));
     if (d == 0) return static_cast<std::int64_t>(block * 64 + off) - 1;
     return static_cast<std::int64_t>(NthRunendFrom(block * 64 + off, d));
   }
 
-  // First slot of the run that ends at `end` and has quotient x.
+  // First slot of the run that ends at `end` and has quotient x: one past the last runend
+  // bit in [x, end - 1], or x. Word scans (countl_zero) rather than a walk back slot by slot.
   std::uint64_t RunStart(std::uint64_t x, std::uint64_t end) const {
-    std::uint64_t s = end;
-    while (s > x && !Runend(s - 1)) --s;
-    return s;
+    if constexpr (kPortable) {
+      std::uint64_t s = end;
+      while (s > x && !Runend(s - 1)) --s;
+      return s;
+    } else {
+      if (end <= x) return end;
+      const std::uint64_t top = end - 1, x_block = x >> 6;
+      std::uint64_t block = top >> 6;
+      std::uint64_t w = RunWord(block) & (~0ULL >> (63 - (top & 63)));
+      while (true) {
+        if (block == x_block) w &= ~0ULL << (x & 63);
+        if (w) return block * 64 + 64 - std::countl_zero(w);
+        if (block == x_block) return x;
+        w = RunWord(--block);
+      }
+    }
+  }
+
+  // Whether some slot in [start, end] holds v. Compares a word of remainders at a time (SWAR:
+  // v broadcast to every field, XOR, then the zero-field test (w - low) & ~w & high, whose
+  // borrows can only flag fields above a truly zero one, so "any field is zero" is exact), so a
+  // short run costs one load and no branch per slot.
+  bool RunHolds(std::uint64_t start, std::uint64_t end, std::uint64_t v) const {
+    if constexpr (kPortable) {
+      for (std::uint64_t s = start; s <= end; ++s) {
+        if (Rem(s) == v) return true;
+      }
+      return false;
+    } else {
+      const std::uint64_t pattern = v * swar_low_;
+      for (std::uint64_t s = start;;) {
+        const std::uint64_t in_block = 64 - (s & 63), left = end - s + 1;
+        const std::uint64_t n = std::min<std::uint64_t>({in_block, left, std::uint64_t(swar_fields_)});
+        const std::size_t bit = (s & 63) * r_;
+        const std::uint64_t w = (Load64(RemByte(s >> 6) + (bit >> 3)) >> (bit & 7)) ^ pattern;
+        const std::uint64_t fields = (1ULL << (n * r_)) - 1;  // n * r <= 57
+        if ((w - swar_low_) & ~w & swar_high_ & fields) return true;
+        s += n;
+        if (s > end) return false;
+      }
+    }
   }
 
   // Puts `value` in slot pos for quotient x, shifting everything from pos up to the first unused
@@ -334,8 +483,8 @@ class RsqfCore {
   std::string Validate() const {
     std::uint64_t occupied = 0, runends = 0;
     for (std::uint64_t k = 0; k < blocks_; ++k) {
-      occupied += rsqf_detail::Popcount(OccWord(k));
-      runends += rsqf_detail::Popcount(RunWord(k));
+      occupied += Pop(OccWord(k));
+      runends += Pop(RunWord(k));
       if (k * 64 >= canonical_slots() && OccWord(k)) return "occupied bit in overflow block";
     }
     if (occupied != runends) {
@@ -385,6 +534,21 @@ class RsqfCore {
   }
 
  private:
+  static int Pop(std::uint64_t x) {
+    if constexpr (kPortable) {
+      return rsqf_detail::PopcountPortable(x);
+    } else {
+      return rsqf_detail::Popcount(x);
+    }
+  }
+  static int Sel(std::uint64_t x, int k) {
+    if constexpr (kPortable) {
+      return rsqf_detail::SelectPortable(x, k);
+    } else {
+      return rsqf_detail::Select(x, k);
+    }
+  }
+
   static std::uint8_t Clamp(std::uint64_t off) {
     return static_cast<std::uint8_t>(std::min<std::uint64_t>(off, kOffsetLimit));
   }
@@ -417,8 +581,8 @@ class RsqfCore {
     std::uint64_t block = p >> 6;
     std::uint64_t w = RunWord(block) & (~0ULL << (p & 63));
     while (true) {
-      const int c = rsqf_detail::Popcount(w);
-      if (d <= c) return block * 64 + rsqf_detail::Select(w, d - 1);
+      const int c = Pop(w);
+      if (d <= c) return block * 64 + Sel(w, d - 1);
       d -= c;
       ++block;
       assert(block < blocks_);
@@ -442,7 +606,7 @@ class RsqfCore {
 
   // True offset of block t + 1, given the true offset of block t.
   std::uint64_t OffsetAfter(std::uint64_t t, std::uint64_t off_t) const {
-    const int d = rsqf_detail::Popcount(OccWord(t));
+    const int d = Pop(OccWord(t));
     const std::int64_t end = d == 0 ? static_cast<std::int64_t>(t * 64 + off_t) - 1
                                     : static_cast<std::int64_t>(NthRunendFrom(t * 64 + off_t, d));
     return static_cast<std::uint64_t>(
@@ -489,9 +653,20 @@ class RsqfCore {
     }
   }
 
-  // Remainders [pos, e - 1] move to [pos + 1, e]. Byte-wide remainders move with memmove per
-  // block; other widths slot by slot.
+  // Remainders [pos, e - 1] move to [pos + 1, e], block by block from the last: byte-wide
+  // remainders with memmove, other widths as a bit string shifted a word at a time
+  // (rsqf_detail::ShiftBitsUp); a block's slot 0 takes the previous block's slot 63.
   void MoveRemaindersRight(std::uint64_t pos, std::uint64_t e) {
+    if (!kPortable && r_ % 8 != 0) {
+      const std::uint64_t first = pos >> 6, last = e >> 6, r = static_cast<std::uint64_t>(r_);
+      for (std::uint64_t k = last;; --k) {
+        const std::uint64_t lo = k == first ? pos & 63 : 0, hi = k == last ? e & 63 : 63;
+        if (hi > lo) rsqf_detail::ShiftBitsUp(&bytes_[RemByte(k)], lo * r, (hi + 1) * r, r_);
+        if (k == first) break;
+        SetRem(k * 64, Rem(k * 64 - 1));
+      }
+      return;
+    }
     if (r_ % 8 == 0) {
       const std::size_t rb = r_ / 8;
       const std::uint64_t first = pos >> 6, last = e >> 6;
@@ -507,8 +682,17 @@ class RsqfCore {
     for (std::uint64_t s = e; s > pos; --s) SetRem(s, Rem(s - 1));
   }
 
-  // Remainders [pos + 1, e] move to [pos, e - 1].
+  // Remainders [pos + 1, e] move to [pos, e - 1], block by block from the first, as above.
   void MoveRemaindersLeft(std::uint64_t pos, std::uint64_t e) {
+    if (!kPortable && r_ % 8 != 0) {
+      const std::uint64_t first = pos >> 6, last = e >> 6, r = static_cast<std::uint64_t>(r_);
+      for (std::uint64_t k = first; k <= last; ++k) {
+        const std::uint64_t lo = k == first ? pos & 63 : 0, hi = k == last ? e & 63 : 63;
+        if (hi > lo) rsqf_detail::ShiftBitsDown(&bytes_[RemByte(k)], lo * r, (hi + 1) * r, r_);
+        if (k != last) SetRem(k * 64 + 63, Rem(k * 64 + 64));
+      }
+      return;
+    }
     if (r_ % 8 == 0) {
       const std::size_t rb = r_ / 8;
       const std::uint64_t first = pos >> 6, last = e >> 6;
@@ -525,6 +709,8 @@ class RsqfCore {
 
   int q_ = 0, r_ = 0;
   std::uint64_t rmask_ = 0;
+  int swar_fields_ = 0;
+  std::uint64_t swar_low_ = 0, swar_high_ = 0;
   std::size_t block_bytes_ = 0;
   std::uint64_t blocks_ = 0;
   std::vector<std::uint8_t> bytes_;

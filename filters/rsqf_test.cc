@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <set>
 #include <utility>
@@ -65,6 +66,37 @@ TEST(RsqfSelect, PortableAndPdepAgreeWithNaive) {
 #endif
 }
 
+// The word moves against a bit-by-bit model, on random strings, ranges and shifts, including
+// ranges that start or end inside a word and ones that reach the string's last bit.
+TEST(RsqfBits, WordShiftsMoveExactlyTheirRange) {
+  XorShift64Star rng(12);
+  constexpr std::size_t kPad = 16, kBytes = 64;
+  for (int round = 0; round < 20000; ++round) {
+    std::vector<std::uint8_t> buf(kPad + kBytes + kPad);
+    for (auto& b : buf) b = static_cast<std::uint8_t>(rng.Next());
+    const unsigned s = 1 + rng.Next() % 63;
+    const std::uint64_t hi = round % 5 == 0 ? 8 * kBytes : 1 + rng.Next() % (8 * kBytes);
+    const std::uint64_t lo = rng.Next() % hi;
+    const bool up = round % 2 == 0;
+    auto bit = [](const std::vector<std::uint8_t>& v, std::uint64_t i) {
+      return v[kPad + i / 8] >> (i % 8) & 1;
+    };
+    std::vector<std::uint8_t> want = buf;
+    for (std::uint64_t i = lo; i < hi; ++i) {
+      const bool moves = up ? i >= lo + s : i + s < hi;
+      if (!moves) continue;
+      const int b = bit(buf, up ? i - s : i + s);
+      want[kPad + i / 8] = static_cast<std::uint8_t>((want[kPad + i / 8] & ~(1u << (i % 8))) | b << (i % 8));
+    }
+    if (up) {
+      rsqf_detail::ShiftBitsUp(buf.data() + kPad, lo, hi, s);
+    } else {
+      rsqf_detail::ShiftBitsDown(buf.data() + kPad, lo, hi, s);
+    }
+    ASSERT_EQ(buf, want) << (up ? "up" : "down") << " lo " << lo << " hi " << hi << " s " << s;
+  }
+}
+
 using filter_tests::Params;
 
 template <class F>
@@ -98,9 +130,13 @@ TEST(Rsqf, SizingFollowsTheParameters) {
 
 // Random inserts (a third repeat earlier keys) and erases, checked against a multiset of
 // fingerprints after every few steps, with the debug validator.
+// A twin with the portable paths forced (kPortable) takes the same operations and must hold
+// the same bytes and give the same answers: the word moves, the word run-start scan and the
+// build's select against the slot-by-slot and byte-table paths.
 template <int kLimit>
 void RandomOps(int q, int r, double fill, std::uint64_t seed, int steps) {
   BasicRsqf<kLimit> f(q, r, SpreadSeed(seed), 0.95);
+  BasicRsqf<kLimit, true> portable(q, r, SpreadSeed(seed), 0.95);
   std::multiset<Fp> expected;
   std::multiset<std::uint64_t> live;
   std::vector<std::uint64_t> pool;
@@ -113,12 +149,14 @@ void RandomOps(int q, int r, double fill, std::uint64_t seed, int steps) {
           (!pool.empty() && dice % 3 == 0) ? pool[rng.Next() % pool.size()] : rng.Next();
       pool.push_back(key);
       ASSERT_TRUE(f.insert(key)) << "step " << step;
+      ASSERT_TRUE(portable.insert(key)) << "step " << step;
       expected.insert(f.Fingerprint(key));
       live.insert(key);
     } else if (!live.empty()) {
       auto it = live.begin();
       std::advance(it, rng.Next() % std::min<std::size_t>(live.size(), 64));
       ASSERT_TRUE(f.erase(*it));
+      ASSERT_TRUE(portable.erase(*it));
       expected.erase(expected.find(f.Fingerprint(*it)));
       live.erase(it);
     }
@@ -126,6 +164,13 @@ void RandomOps(int q, int r, double fill, std::uint64_t seed, int steps) {
       ASSERT_EQ(f.Validate(), "") << "step " << step;
       ASSERT_EQ(Stored(f), std::vector<Fp>(expected.begin(), expected.end())) << "step " << step;
       for (std::uint64_t key : live) ASSERT_TRUE(f.contains(key)) << "false negative";
+      for (std::uint64_t key : live) ASSERT_TRUE(portable.contains(key)) << "false negative";
+      ASSERT_TRUE(std::ranges::equal(f.bytes(), portable.bytes())) << "step " << step;
+      XorShift64Star probes(seed + step);  // apart from rng: the operations stay as they were
+      for (int i = 0; i < 200; ++i) {
+        const std::uint64_t probe = probes.Next();
+        ASSERT_EQ(f.contains(probe), portable.contains(probe)) << "step " << step;
+      }
     }
   }
 }
@@ -133,7 +178,9 @@ void RandomOps(int q, int r, double fill, std::uint64_t seed, int steps) {
 TEST(Rsqf, RandomInsertEraseMatchesMultiset) {
   RandomOps<255>(6, 3, 1.2, 1, 5000);  // past the canonical slots, into the overflow
   RandomOps<255>(8, 8, 0.95, 2, 6000);
-  RandomOps<255>(9, 13, 0.9, 3, 6000);  // not byte-wide: slot-by-slot shifts
+  RandomOps<255>(9, 13, 0.9, 3, 6000);  // not byte-wide: word shifts against slot-by-slot
+  RandomOps<255>(9, 7, 0.97, 8, 6000);
+  RandomOps<255>(8, 31, 0.95, 9, 4000);
   RandomOps<255>(10, 16, 0.97, 4, 6000);
 }
 
