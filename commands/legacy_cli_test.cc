@@ -74,8 +74,14 @@ TEST_P(LegacyCommandLines, GiveTheSameResultsAsBefore) {
   // Rows are compared kind by kind in order: a cell's trial and window rows now come before
   // its cell row (the runner writes the cell line last), where the old files put them after.
   std::map<std::string, std::vector<json>> now_rows, old_rows;
-  for (const json& r : amq::testing::ReadRecords(out)) now_rows[r.value("record", "cell")].push_back(r);
+  // `--filter all` now also runs the filters registered after the fixture was written
+  // (cuckoo12_b2, cuckoo12_b8): they are additions, compared by the conformance suite, not here.
+  std::set<std::string> old_filters;
+  for (const json& r : expected["records"]) old_filters.insert(r.value("filter", ""));
   for (const json& r : expected["records"]) old_rows[RowOf(r)].push_back(r);
+  for (const json& r : amq::testing::ReadRecords(out)) {
+    if (old_filters.count(r.value("filter", ""))) now_rows[r.value("record", "cell")].push_back(r);
+  }
   ASSERT_EQ(now_rows.size(), old_rows.size());
   for (const auto& [row, olds] : old_rows) {
     const std::vector<json>& nows = now_rows[row];
