@@ -34,7 +34,6 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
-#include <numeric>
 #include <optional>
 #include <span>
 #include <stdexcept>
@@ -269,7 +268,11 @@ class Cuckoo {
     const int f = Width();
     const int bits = kSlotsPerBucket * f;
     const std::uint64_t base = bucket * kSlotsPerBucket;
-    if (bits + 8 - std::gcd(bits, 8) <= 64) {  // the largest in-byte offset a start can have
+    // A start is a multiple of bits, so its in-byte offset is a multiple of bits' lowest set
+    // bit: at most 8 minus that bit, or 0 when bits is a multiple of 8. (Not std::gcd: GCC
+    // leaves its loop in the lookup even when both operands are constants.)
+    const int lowest_bit = bits & -bits;
+    if (bits + (lowest_bit >= 8 ? 0 : 8 - lowest_bit) <= 64) {
       const std::uint64_t lane_low = LaneLowBits(f);
       const std::uint64_t lanes = bits == 64 ? ~0ULL : (1ULL << bits) - 1;
       const std::uint64_t x = slots_.get_bits(base * f, bits) ^ (fp * lane_low);

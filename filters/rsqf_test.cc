@@ -31,6 +31,16 @@ int NaiveSelect(std::uint64_t x, int k) {
   return 64;
 }
 
+// bmi2_tests (CMakeLists.txt) compiles this file with -mbmi2 so the PDEP path runs beside its
+// forced-portable twin: a build that lost the flag would test the portable path twice.
+TEST(RsqfSelect, TheBmi2BuildCompilesThePdepPath) {
+#if defined(AMQ_EXPECT_BMI2) && !defined(__BMI2__)
+  FAIL() << "bmi2_tests was built without BMI2: its twins compare the portable path with itself";
+#else
+  SUCCEED();
+#endif
+}
+
 TEST(RsqfSelect, PortableAndPdepAgreeWithNaive) {
   XorShift64Star rng(1);
   int bmi2_checked = 0;
