@@ -102,7 +102,7 @@ class BlockedBloom {
           __builtin_prefetch(l.block);
           return l;
         },
-        [this](const Located& l) { return Probe(l); });
+        [](const Located& l) { return Probe(l); });
   }
 
   std::size_t size_in_bytes() const { return blocks_.size() * sizeof(Block); }
