@@ -1,13 +1,14 @@
 // filters/cuckoo.h - cuckoo filter (B. Fan, D. G. Andersen, M. Kaminsky, M. Mitzenmacher,
 // "Cuckoo Filter: Practically Better Than Bloom", ACM CoNEXT 2014).
 //
-// Layout: m = 2^p buckets of b slots (b = 4 but in cuckoo12_b2 and cuckoo12_b8), each slot an f-bit fingerprint (bit-packed; 0 marks
-// an empty slot, so fingerprints take the values 1 .. 2^f - 1). A key has two candidate
-// buckets by partial-key cuckoo hashing: i1 from the key's hash, i2 = i1 XOR hash(fp), so a
-// fingerprint can move to its other bucket without the key. m must be a power of two for the
-// XOR to stay in range and be an involution. hash(fp) = 0 is mapped to 1 (as in the seed's
-// lab) so the two buckets always differ. hash(fp) takes bits 32.. of fp times an odd constant,
-// so tables of up to 2^32 buckets get offsets that depend on every fingerprint bit.
+// Layout: m = 2^p buckets of b slots (b = 4 but in cuckoo12_b2 and cuckoo12_b8), each slot an
+// f-bit fingerprint (bit-packed; 0 marks an empty slot, so fingerprints take the values
+// 1 .. 2^f - 1). A key has two candidate buckets by partial-key cuckoo hashing: i1 from the
+// key's hash, i2 = i1 XOR hash(fp), so a fingerprint can move to its other bucket without the
+// key. m must be a power of two for the XOR to stay in range and be an involution. hash(fp) = 0
+// is mapped to 1 (as in the seed's lab) so the two buckets always differ. hash(fp) takes bits
+// 32.. of fp times an odd constant, so tables of up to 2^32 buckets get offsets that depend on
+// every fingerprint bit.
 //
 // Theory, load alpha = stored / (b m):
 //   FPR      = 1 - (1 - 1/(2^f - 1))^(2 b alpha)   ~ 2 b alpha / 2^f
@@ -153,7 +154,7 @@ class Cuckoo {
   }
 
   // Both buckets are read and compared before either answer is used: no branch on the first
-  // bucket, whose outcome a present key makes unpredictable (about 3 in 5 sit in i1 at 0.95).
+  // bucket, whose outcome is unpredictable for present keys (a key sits in either bucket).
   bool contains(std::uint64_t key) const {
     const auto [i1, fp] = IndexAndFingerprint(key);
     return (BucketMatches(i1, fp) | BucketMatches(AltIndex(i1, fp), fp)) != 0;
