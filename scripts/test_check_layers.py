@@ -30,3 +30,9 @@ def test_an_include_running_up_is_named(tmp_path):
 def test_tests_may_reach_up(tmp_path):
     write(tmp_path, "workloads/keys_test.cc", '#include "filters/all.h"\n')
     assert check_layers.breaches(tmp_path) == []
+
+
+def test_a_test_helper_header_keeps_to_its_floor(tmp_path):
+    write(tmp_path, "filters/bloom_test_support.h", '#include "harness/kernels.h"\n')
+    problems = check_layers.breaches(tmp_path)
+    assert len(problems) == 1 and problems[0].startswith("filters/bloom_test_support.h:1:")
