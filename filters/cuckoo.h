@@ -43,6 +43,7 @@
 #include <vector>
 
 #include "filters/bit_packed.h"
+#include "core/batched.h"
 #include "core/filter.h"
 #include "core/stat_catalog.h"
 #include "core/hashing.h"
@@ -77,7 +78,7 @@ class Cuckoo {
  public:
   static constexpr int kSlotsPerBucket = kSlots;
   static constexpr double kDefaultMaxLoad = 0.95;
-  static constexpr std::size_t kLookupGroup = 16;  // keys hashed and prefetched together
+  static constexpr std::size_t kLookupAhead = 16;  // contains_many: keys prefetched ahead
   static constexpr std::string_view kName = cuckoo_detail::NameFor(kFixedBits, kSlots);
   // The width is part of the type (cuckoo12, xor8): --fpr does not change the filter.
   static constexpr bool kFixedWidth = kFixedBits != 0;
@@ -160,28 +161,21 @@ class Cuckoo {
     return (BucketMatches(i1, fp) | BucketMatches(AltIndex(i1, fp), fp)) != 0;
   }
 
-  // Groups of kLookupGroup keys: hash the group and prefetch both buckets of every key, then
-  // compare, so up to 2 * kLookupGroup cache misses are in flight instead of two.
+  // Both buckets of a key prefetched kLookupAhead keys before they are compared: the pipeline
+  // of core/batched.h, which the other families' batched lookups use too.
   std::size_t contains_many(std::span<const std::uint64_t> keys, std::span<std::uint8_t> out) const {
-    std::size_t ones = 0;
-    std::array<IndexFp, kLookupGroup> first;
-    std::array<std::uint64_t, kLookupGroup> second;
-    for (std::size_t start = 0; start < keys.size(); start += kLookupGroup) {
-      const std::size_t count = std::min(kLookupGroup, keys.size() - start);
-      for (std::size_t j = 0; j < count; ++j) {
-        first[j] = IndexAndFingerprint(keys[start + j]);
-        second[j] = AltIndex(first[j].index, first[j].fp);
-        PrefetchBucket(first[j].index);
-        PrefetchBucket(second[j]);
-      }
-      for (std::size_t j = 0; j < count; ++j) {
-        const bool hit =
-            (BucketMatches(first[j].index, first[j].fp) | BucketMatches(second[j], first[j].fp)) != 0;
-        out[start + j] = hit ? 1 : 0;
-        ones += hit ? 1 : 0;
-      }
-    }
-    return ones;
+    return PipelinedContains<kLookupAhead>(
+        keys, out,
+        [this](std::uint64_t key) {
+          const IndexFp first = IndexAndFingerprint(key);
+          const CandidateBuckets c{first.index, AltIndex(first.index, first.fp), first.fp};
+          PrefetchBucket(c.first);
+          PrefetchBucket(c.second);
+          return c;
+        },
+        [this](const CandidateBuckets& c) {
+          return (BucketMatches(c.first, c.fp) | BucketMatches(c.second, c.fp)) != 0;
+        });
   }
 
   bool erase(std::uint64_t key) {
@@ -243,6 +237,11 @@ class Cuckoo {
   };
   struct IndexFp {
     std::uint64_t index;
+    std::uint64_t fp;
+  };
+  struct CandidateBuckets {
+    std::uint64_t first;
+    std::uint64_t second;
     std::uint64_t fp;
   };
 
