@@ -21,7 +21,6 @@ namespace amq {
 namespace po = boost::program_options;
 namespace {
 
-constexpr std::size_t kMinMaxBytes = std::size_t{1} << 22;
 constexpr std::size_t kMaxMaxBytes = std::size_t{1} << 37;  // the permutation's 32-bit line numbers
 
 // "1073741824", "1G", "1GiB", "512M", "64MiB", "4096K": bytes, the suffixes binary.
@@ -79,8 +78,8 @@ int MachineCommand(const Args& args) {
   }
   MachineRunOptions run = quick ? QuickMachineOptions() : MachineRunOptions{};
   if (vm.count("max-bytes")) run.max_bytes = ParseBytes("max-bytes", max_bytes_text);
-  if (run.max_bytes < kMinMaxBytes) {
-    throw InputError("--max-bytes must be at least 4M (" + std::to_string(kMinMaxBytes) + " bytes), got " + max_bytes_text);
+  if (run.max_bytes < kMachineMinBytes) {
+    throw InputError("--max-bytes must be at least 4M (" + std::to_string(kMachineMinBytes) + " bytes), got " + max_bytes_text);
   }
   if (vm.count("repeats")) {
     if (repeats < 1 || repeats > 1000) throw InputError("--repeats must be in 1 .. 1000, got " + std::to_string(repeats));

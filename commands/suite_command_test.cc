@@ -20,6 +20,7 @@
 #include <thread>
 
 #include "commands/binary_test_support.h"
+#include "harness/machine_report.h"
 #include "harness/schema.h"
 
 extern char** environ;
@@ -162,6 +163,15 @@ TEST_F(Suite, BadSuiteFilesAreRefusedWithTheirLineAndKey) {
       {"[suite]\nname = \"t\"\n[[experiment]]\nid = \"m\"\nkind = \"micro\"\n"
        "filters = { names = [\"bloom\"] }\noperations = [\"inserts\"]\nquick = {}\n",
        ":3:1: experiment 'm': operations: unknown operation 'inserts'"},
+      {"[suite]\nname = \"t\"\n[[experiment]]\nid = \"h\"\nkind = \"machine\"\n"
+       "filters = { names = [\"bloom\"] }\nquick = {}\n",
+       ":6:11: experiment 'h': unknown key 'filters' for kind machine"},
+      {"[suite]\nname = \"t\"\n[[experiment]]\nid = \"h\"\nkind = \"machine\"\n"
+       "max_bytes = 4096\nquick = {}\n",
+       ":6:13: experiment 'h': key 'max_bytes': 4096 is outside"},
+      {"[suite]\nname = \"t\"\n[[experiment]]\nid = \"h\"\nkind = \"machine\"\n"
+       "huge_pages = \"always\"\nquick = {}\n",
+       "experiment 'h': "},
   };
   for (const Case& c : cases) {
     const fs::path file = dir_ / "bad.toml";
@@ -372,6 +382,36 @@ TEST_F(Suite, ASuiteTooBigForTheMachineIsRefusedBeforeItStarts) {
   EXPECT_NE(o.err.find("experiment 'huge': cell 'xor8"), std::string::npos) << o.err;
   EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << o.err;
   EXPECT_FALSE(fs::exists(out)) << "a refused suite created its output directory";
+}
+
+// The machine kind writes amqbench machine's points as records of their own, one per planned
+// cell, with the cell ids `amqbench machine --out` gives the same points: a suite's machine file
+// and a stand-alone one compare point for point. Timings are not judged here.
+TEST_F(Suite, AMachineExperimentRecordsEveryPointOnce) {
+  const fs::path file = dir_ / "machine.toml";
+  std::ofstream(file) << "[suite]\nname = \"m\"\n"
+                         "[[experiment]]\nid = \"host\"\nkind = \"machine\"\n"
+                         "max_bytes = 4194304\nrepeats = 1\nmin_seconds = 0.001\nquick = {}\n";
+  const fs::path out = dir_ / "machine_out";
+  const Outcome o = Run("suite " + file.string() + " --out-dir " + out.string());
+  ASSERT_EQ(o.status, 0) << o.err;
+  const std::vector<json> lines = Lines(out).at("host.jsonl");
+  ASSERT_GE(lines.size(), 3u);
+  EXPECT_EQ(lines.front()["experiment"]["kind"], "machine");
+  EXPECT_EQ(lines.back()["record"], "end");
+  amq::MachineRunOptions options;
+  options.max_bytes = std::size_t{1} << 22;
+  std::vector<std::string> planned;
+  for (const amq::MachinePoint& p : amq::PlanMachine(options)) planned.push_back(p.cell_id);
+  std::vector<std::string> recorded;
+  for (std::size_t i = 1; i + 1 < lines.size(); ++i) {
+    EXPECT_EQ(lines[i]["record"], "machine");
+    EXPECT_EQ(lines[i]["experiment"], "host");
+    recorded.push_back(lines[i]["cell_id"]);
+  }
+  EXPECT_EQ(recorded, planned);
+  EXPECT_EQ(lines[lines.size() - 2]["test"], "cache_levels");
+  EXPECT_FALSE(lines[lines.size() - 2]["levels"].empty());
 }
 
 TEST_F(Suite, SameCellSameIdAcrossRunsAndSeeds) {

@@ -68,7 +68,7 @@ std::vector<MachinePoint> PlanMachine(const MachineRunOptions& options) {
   const auto add = [&](const std::string& test, std::size_t bytes) {
     Json identity = {{"kind", "machine"}, {"test", test}};
     if (bytes) identity["working_set_bytes"] = bytes;
-    points.push_back({test, bytes, CellId(identity)});
+    points.push_back({test, bytes, identity, CellId(identity)});
   };
   for (std::size_t bytes : LatencySizes(options.max_bytes)) add("latency", bytes);
   for (std::size_t bytes : ThroughputSizes(options.max_bytes)) add("random_lines", bytes);

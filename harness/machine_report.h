@@ -19,6 +19,9 @@
 
 namespace amq {
 
+// The smallest largest working set a run may ask for: the latency curve needs room past L2.
+inline constexpr std::size_t kMachineMinBytes = std::size_t{1} << 22;
+
 struct MachineRunOptions {
   std::size_t max_bytes = std::size_t{1} << 30;
   HugePages huge_pages = HugePages::kAuto;
@@ -32,6 +35,7 @@ MachineRunOptions QuickMachineOptions();
 struct MachinePoint {
   std::string test;  // latency, random_lines, sequential, cache_levels
   std::size_t working_set_bytes = 0;  // 0 for cache_levels
+  Json identity;     // what cell_id hashes: kind, test and working set
   std::string cell_id;
 };
 // In the order measured: latency at every size, random lines, sequential, and the cache_levels

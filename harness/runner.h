@@ -1,4 +1,4 @@
-// harness/runner.h - the one grid runner. Every experiment kind (filters, adapt_synthetic,
+// harness/runner.h - the one grid runner. Every experiment kind (filters, adapt_synthetic, machine,
 // adapt_trace, adapt_adversarial, counting, micro) is a plan: a list of cells with their identities, and
 // a way to run one. The runner owns everything else, the same for every kind:
 //   - per-cell identity (cell_id) and seed, recorded on every line;

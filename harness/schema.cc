@@ -116,8 +116,8 @@ const std::vector<FieldSpec> kRecordFields = {
     {"space_overhead_pct", "number|null", "percent", "100 * (bits_per_key / log2(1/fpr_theory) - 1): excess over the lower bound", kFilters},
     {"load_factor", "number", "fraction", "table families: occupied slots / slots", kEvery},
     // What the cell took from the machine (harness/process_memory.h, harness/memory_estimate.h).
-    {"memory_estimate_bytes", "integer", "bytes", "the cell's peak memory as estimated before the run: the filter and its build measured at a small scale in a child process and scaled up, plus the key and query buffers; absent for trace cells and the adapt kinds", "filters cells", kMachine},
-    {"peak_rss_bytes", "integer", "bytes", "the process's peak resident set while the cell ran (VmHWM, reset at the cell's start), including memory held from before the cell; absent where /proc/self/clear_refs cannot be written", "cell rows", kMachine},
+    {"memory_estimate_bytes", "integer", "bytes", "the cell's peak memory as estimated before the run: the filter and its build measured at a small scale in a child process and scaled up, plus the key and query buffers; absent for trace cells and the adapt kinds; on a suite's machine points, the measurement's buffer", "filters cells, machine points of a suite", kMachine},
+    {"peak_rss_bytes", "integer", "bytes", "the process's peak resident set while the cell ran (VmHWM, reset at the cell's start), including memory held from before the cell; absent where /proc/self/clear_refs cannot be written", "cell rows, machine points of a suite", kMachine},
     // The adaptive-filter kinds (harness/adapt_experiment.h).
     {"trial", "integer", "", "trial number within the cell (its seed is the cell's seed + trial)", "adapt_*, trial rows", kIdentity},
     {"trials", "integer", "count", "trials summarised in a cell row", "adapt_synthetic, adapt_adversarial cell rows"},

@@ -16,6 +16,7 @@
 #include "harness/adapt_experiment.h"
 #include "harness/counting_experiment.h"
 #include "harness/filters_experiment.h"
+#include "harness/machine_experiment.h"
 #include "harness/micro_experiment.h"
 #include "harness/registry.h"
 
@@ -101,6 +102,14 @@ const std::map<std::string, std::vector<KeySpec>> kKindKeys = {
       {"build", Type::kStr},
       {"repetitions", Type::kInt, 1, 100},
       {"min_time", Type::kNum, 0.001, 100}}},
+    // The host, not a filter: no filters key. max_bytes up to 2^37 (the permutation's 32-bit
+    // line numbers), as amqbench machine allows.
+    {"machine",
+     {{"seed", Type::kInt, 0, 9e15},
+      {"max_bytes", Type::kInt, 4194304, 137438953472.0},
+      {"repeats", Type::kInt, 1, 1000},
+      {"min_seconds", Type::kNum, 0.0001, 100},
+      {"huge_pages", Type::kStr}}},
 };
 
 const char* TypeName(Type t) {
@@ -424,7 +433,7 @@ class SuiteReader {
     const auto kind_keys = kKindKeys.find(e.kind);
     if (kind_keys == kKindKeys.end()) {
       Fail(kind, context + "unknown kind '" + e.kind +
-                     "' (filters, adapt_synthetic, adapt_trace, adapt_adversarial, counting, micro)");
+                     "' (filters, adapt_synthetic, adapt_trace, adapt_adversarial, counting, micro, machine)");
     }
     const std::vector<KeySpec>& specs = kind_keys->second;
     const toml::table* quick = nullptr;
@@ -449,7 +458,7 @@ class SuiteReader {
       if (!s) Fail(&node, context + "quick: key '" + k + "' is not a parameter of kind " + e.kind);
       CheckValue(node, *s, context + "quick: ");
     }
-    if (!t.contains("filters")) Fail(&t, context + "needs filters = { ... }");
+    if (!t.contains("filters") && e.kind != "machine") Fail(&t, context + "needs filters = { ... }");
     e.title = t.get("title") ? *t.get("title")->value<std::string>() : e.id;
     e.section = t.get("section") ? *t.get("section")->value<std::string>() : e.id;
     if (const toml::node* charts = t.get("charts")) {
@@ -497,6 +506,15 @@ class SuiteReader {
 
   std::unique_ptr<ExperimentPlan> MakePlan(const SuiteExperiment& e) const {
     const Json& p = e.params;
+    if (e.kind == "machine") {
+      MachineParams m;
+      m.seed = p["seed"].get<std::uint64_t>();
+      m.max_bytes = p.value("max_bytes", m.max_bytes);
+      m.repeats = p.value("repeats", m.repeats);
+      m.min_seconds = p.value("min_seconds", m.min_seconds);
+      m.huge_pages = ParseHugePages(p.value("huge_pages", std::string("auto")));
+      return MakeMachinePlan(m, e.id);
+    }
     const std::vector<const FilterEntry*> filters = SelectAll(p["filters"]);
     if (filters.empty()) throw InputError("filters select no filter of this build");
     if (e.kind == "filters") {

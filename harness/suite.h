@@ -25,7 +25,7 @@ namespace amq {
 
 struct SuiteExperiment {
   std::string id;
-  std::string kind;      // filters, adapt_synthetic, adapt_trace, adapt_adversarial, counting, micro
+  std::string kind;      // filters, adapt_synthetic, adapt_trace, adapt_adversarial, counting, micro, machine
   std::string title;
   std::string section;   // the report section that shows it
   std::vector<std::string> charts;
