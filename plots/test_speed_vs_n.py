@@ -64,15 +64,21 @@ charts = []
 """
 
 
-def test_the_section_tables_each_n_and_draws_the_chart(tmp_path):
-    from sections import speed_vs_n
-
+def section_results(tmp_path) -> ResultSet:
+    """A results directory holding fixtures/micro_n.json, read with SECTION_SUITE."""
     directory = tmp_path / "results"
     directory.mkdir()
     shutil.copy(MICRO_N, directory / "micro_n.json")
     suite = tmp_path / "suite.toml"
     suite.write_text(SECTION_SUITE)
-    results = ResultSet(Suite.read(suite), directory, tmp_path, FIXTURES / "schema.json")
+    return ResultSet(Suite.read(suite), directory, tmp_path, FIXTURES / "schema.json")
+
+
+def test_the_section_tables_each_n_and_draws_the_chart(tmp_path):
+    from sections import speed_vs_n
+
+    results = section_results(tmp_path)
+    directory = results.directory
     text = speed_vs_n.render(results)
     assert text.startswith("## Speed against n\n")
     assert "| filter | operation | 2^10 | 2^16 | 2^22 |" in text
@@ -95,3 +101,41 @@ def test_the_default_suite_has_the_experiment_and_quick_stays_within_2_to_the_20
     assert experiment["keys"] == [2**k for k in range(10, 27, 2)]
     assert max(experiment["quick"]["keys"]) <= 2**20
     assert len(experiment["filters"]["names"]) == 7
+
+
+def test_each_lookup_is_set_against_the_random_line_ceiling_at_its_filters_size(tmp_path, monkeypatch):
+    import pandas as pd
+
+    from sections import machine, speed_vs_n
+
+    results = section_results(tmp_path)
+    # Without the machine and locality experiments' files: said so, no fractions.
+    assert "No fraction of the random-line ceiling" in speed_vs_n.render(results)
+    # bits_per_key is 10 in the file: at n = 2^22 bloom takes 5 MiB, where this machine reads 10^8
+    # random lines per second. Non-members touch 2 lines in 40 ns (5 * 10^7 lines/s, 50%); members
+    # 7 lines in 60 ns (1.17 * 10^8 lines/s, 117%: more than independent random reads, as lines
+    # already in cache are).
+    ceiling = pd.DataFrame({"working_set_bytes": [2**20, 5 * 2**20], "lines_per_second": [4e8, 1e8]})
+    traced = pd.DataFrame({"cache_lines_member_mean": [7.0, 3.0], "cache_lines_absent_mean": [2.0, 3.0]},
+                          index=pd.Index(["bloom", "xor"], name="filter"))
+    monkeypatch.setattr(machine, "ceilings", lambda _results: ceiling)
+    monkeypatch.setattr(speed_vs_n, "traced_lines", lambda _results: traced)
+    text = speed_vs_n.render(ResultSet(results.suite, results.directory, tmp_path, FIXTURES / "schema.json"))
+    assert "| bloom | 7.00 / 2.00 | 5 MiB | 1e+08 | 40 ns, 50% | – | 60 ns, 117% | – |" in text, text
+    # xor8 is traced as its family's filter, and says so.
+    assert "| xor8 | 3.00 / 3.00 (xor) |" in text
+    # By n: at 2^10 (1,280 bytes, below the smallest size measured) the ceiling is 4 * 10^8;
+    # bloom's non-members take 6 ns there: 2 lines / 6 ns = 3.3 * 10^8 lines/s, 83%.
+    assert "| bloom | one at a time | 83% |" in text
+
+
+def test_the_ceiling_between_two_measured_working_sets_is_interpolated_log_against_log():
+    import pandas as pd
+
+    from sections import machine
+
+    ceiling = pd.DataFrame({"working_set_bytes": [2**20, 4 * 2**20], "lines_per_second": [4e8, 1e8]})
+    assert machine.ceiling_at(ceiling, 2 * 2**20) == pytest.approx(2e8)
+    assert machine.ceiling_at(ceiling, 2**10) == 4e8
+    assert machine.ceiling_at(ceiling, 2**30) == 1e8
+    assert machine.ceiling_at(pd.DataFrame(), 2**20) is None

@@ -1,9 +1,14 @@
 """Speed against n: the micro-benchmarks of one filter per family at n from 2^10 keys up, in ns
-per key, with the caches of the machine that ran them (the file's context)."""
+per key, with the caches of the machine that ran them (the file's context), and each lookup's
+speed as a fraction of the machine's random-line ceiling (the suite's machine experiment) for
+the cache lines a lookup touches (the locality experiment's traced counts)."""
 
 from __future__ import annotations
 
 import math
+import re
+
+import pandas as pd
 
 import charts
 import hosts
@@ -11,10 +16,12 @@ import load
 from report_format import table
 from result_set import ResultSet
 from sections import common
+from sections import machine
 
 SECTION = "speed_vs_n"
 OPERATIONS = {"insert": "insert", "build": "build", "query_present": "query, present",
-              "query_absent": "query, absent"}
+              "query_absent": "query, absent", "query_present_batched": "query, present, batched",
+              "query_absent_batched": "query, absent, batched"}
 
 
 def n_label(n: float) -> str:
@@ -35,6 +42,96 @@ def median_table(runs) -> str:
     order = list(OPERATIONS.values())
     rows.sort(key=lambda r: (r[0], order.index(r[1]) if r[1] in order else len(order)))
     return table(["filter", "operation", *(n_label(n) for n in sizes)], rows)
+
+
+# The lookups a ceiling fraction is given for: member lookups touch the locality experiment's
+# member lines, non-member lookups its absent lines (a Bloom filter stops at the first zero bit).
+LOOKUPS = {"query_absent": "absent", "query_absent_batched": "absent",
+           "query_present": "member", "query_present_batched": "member"}
+
+
+def traced_lines(results: ResultSet) -> pd.DataFrame:
+    """Distinct cache lines per lookup by filter (cache_lines_member_mean, cache_lines_absent_mean),
+    from the first filters experiment that traced them; empty when none did."""
+    for experiment in results.suite.experiments:
+        frame = results.frame(experiment.id) if experiment.kind == "filters" else None
+        if frame is not None and "cache_lines_member_mean" in frame:
+            traced = frame.dropna(subset=["cache_lines_member_mean"])
+            if not traced.empty:
+                return traced.drop_duplicates("filter").set_index("filter")
+    return pd.DataFrame()
+
+
+def lines_row(traced: pd.DataFrame, name: str):
+    """The traced row for a filter: its own, else the family's FPR-sized filter (cuckoo12 takes
+    cuckoo's: the width changes the bits in a bucket, not the buckets read)."""
+    for candidate in (name, re.sub(r"\d+$", "", name)):
+        if candidate in traced.index:
+            return candidate, traced.loc[candidate]
+    return None, None
+
+
+def ceiling_rows(runs: pd.DataFrame, results: ResultSet) -> list[dict]:
+    """Per filter, lookup operation and n: lookups per second times the lines a lookup touches,
+    over the random-line rate at a working set of the filter's size."""
+    ceiling = machine.ceilings(results)
+    traced = traced_lines(results)
+    if ceiling.empty or traced.empty or "bits_per_key" not in runs:
+        return []
+    medians = (runs[runs["operation"].isin(LOOKUPS)]
+               .assign(bits_per_key=lambda f: pd.to_numeric(f["bits_per_key"], errors="coerce"))
+               .groupby(["filter", "operation", "n"]).agg(ns=("ns_per_key", "median"), bits=("bits_per_key", "median")))
+    rows = []
+    for (name, operation, n), r in medians.iterrows():
+        source, row = lines_row(traced, name)
+        if row is None or not r["bits"] > 0:
+            continue
+        lines = float(row[f"cache_lines_{LOOKUPS[operation]}_mean"])
+        filter_bytes = r["bits"] * n / 8
+        rate = machine.ceiling_at(ceiling, filter_bytes)
+        achieved = 1e9 / r["ns"] * lines
+        rows.append({"filter": name, "operation": operation, "n": n, "ns": r["ns"], "lines": lines,
+                     "traced_as": source, "bytes": filter_bytes, "ceiling": rate,
+                     "fraction": achieved / rate})
+    return rows
+
+
+def ceiling_tables(rows: list[dict]) -> list[str]:
+    frame = pd.DataFrame(rows)
+    largest = frame["n"].max()
+    at_largest = frame[frame["n"] == largest]
+    detail = []
+    for name, part in at_largest.groupby("filter"):
+        first = part.iloc[0]
+        cells = {r["operation"]: f"{r['ns']:.3g} ns, {100 * r['fraction']:.0f}%" for _, r in part.iterrows()}
+        traced = part.set_index("operation")["lines"]
+        detail.append([name, f"{traced.get('query_present', float('nan')):.2f} / {traced.get('query_absent', float('nan')):.2f}"
+                       + ("" if first["traced_as"] == name else f" ({first['traced_as']})"),
+                       f"{first['bytes'] / 2**20:.3g} MiB", f"{first['ceiling']:.3g}",
+                       *(cells.get(op, "–") for op in LOOKUPS)])
+    by_n = frame[frame["operation"].isin(["query_absent", "query_absent_batched"])]
+    sizes = sorted(by_n["n"].unique())
+    fractions = by_n.set_index(["filter", "operation", "n"])["fraction"]
+    over_n = []
+    for (name, operation), _ in by_n.groupby(["filter", "operation"]):
+        over_n.append([name, "batched" if operation.endswith("batched") else "one at a time",
+                       *(f"{100 * fractions[(name, operation, n)]:.0f}%" if (name, operation, n) in fractions.index
+                         else "–" for n in sizes)])
+    return [
+        f"Against the machine's ceiling at n = {n_label(largest)}: a lookup that touches L distinct cache lines"
+        " (traced per filter by the locality experiment: member / non-member means; a family's FPR-sized filter"
+        " stands in for its fixed widths, named in brackets) at t ns per key reads L·10^9/t lines per second;"
+        " the ceiling is the machine experiment's rate of independent random line reads at a working set"
+        " of the filter's size (interpolated between the measured sizes around it, log against log). A fraction near 100% means the lookup is bound by the memory"
+        " system; far below, by its own instructions or by too few loads in flight.",
+        "",
+        table(["filter", "lines per lookup", "filter size", "ceiling, lines/s"]
+              + [OPERATIONS[op] for op in LOOKUPS], detail),
+        "",
+        "Non-member lookups as a fraction of the ceiling, by n:",
+        "",
+        table(["filter", "lookup", *(n_label(n) for n in sizes)], over_n),
+    ]
 
 
 def render(results: ResultSet) -> str | None:
@@ -68,6 +165,12 @@ def render(results: ResultSet) -> str | None:
             "",
             median_table(runs),
         ]
+        rows = ceiling_rows(runs, results)
+        if rows:
+            parts += ["", *ceiling_tables(rows)]
+        else:
+            parts += ["", "No fraction of the random-line ceiling: it needs the suite's machine experiment and the"
+                      " locality experiment's traced lines in the same results."]
         drawn = results.figure(f"{experiment.id}_speed_vs_n", f"{experiment.title}: ns per key against n",
                                lambda out: charts.speed_vs_n(result.frame, out, experiment.title, caches))
         if drawn:

@@ -1,0 +1,186 @@
+"""This machine, measured by the suite's machine experiment (`amqbench machine` as part of the
+run): the dependent-load latency curve with the cache levels read off it beside the caches the
+system reports, the rate of independent random cache-line reads (the ceiling speed_vs_n sets
+each filter's lookups against) and sequential read bandwidth."""
+
+from __future__ import annotations
+
+import math
+import types
+
+import numpy as np
+
+import pandas as pd
+
+import hosts
+import stats
+from report_format import table
+from result_set import ResultSet
+from sections import common
+
+SECTION = "machine"
+
+
+def machine_experiments(results: ResultSet) -> list[str]:
+    """Ids of the suite's machine experiments that left a file."""
+    return [e.id for e in results.suite.experiments if e.kind == "machine" and results.file(e.id) is not None]
+
+
+def records(results: ResultSet, experiment_id: str, test: str) -> pd.DataFrame:
+    frame = results.frame(experiment_id, record="machine")
+    if frame is None or "test" not in frame:
+        return pd.DataFrame()
+    return frame[frame["test"] == test].reset_index(drop=True)
+
+
+def ceilings(results: ResultSet) -> pd.DataFrame:
+    """Random cache-line reads per second by working set (first machine experiment with them):
+    columns working_set_bytes, lines_per_second, lines_per_second_min, lines_per_second_max."""
+    for experiment_id in machine_experiments(results):
+        lines = records(results, experiment_id, "random_lines")
+        if not lines.empty:
+            return lines.sort_values("working_set_bytes").reset_index(drop=True)
+    return pd.DataFrame()
+
+
+def ceiling_at(ceiling: pd.DataFrame, working_set: float) -> float | None:
+    """The random-line rate a structure of `working_set` bytes can reach: interpolated between
+    the two measured working sets around it (linear in log rate against log size), the nearest
+    end's rate outside the measured range."""
+    if ceiling.empty:
+        return None
+    sizes = ceiling["working_set_bytes"].astype(float).to_numpy()
+    rates = ceiling["lines_per_second"].astype(float).to_numpy()
+    if working_set <= sizes[0]:
+        return float(rates[0])
+    if working_set >= sizes[-1]:
+        return float(rates[-1])
+    return float(math.exp(np.interp(math.log(working_set), np.log(sizes), np.log(rates))))
+
+
+def cache_name(cache: dict) -> str:
+    kind = {"Data": "d", "Instruction": "i"}.get(cache.get("type"), "")
+    return f"L{cache.get('level')}{kind} {hosts.size_text(cache.get('bytes'))}"
+
+
+def levels_table(levels: list[dict]) -> str:
+    rows = []
+    for level in levels:
+        capacity = level.get("capacity_bytes")
+        reported = level.get("reported")
+        rows.append([str(level.get("level")), hosts.size_text(capacity) if capacity else "–",
+                     f"{level.get('ns_per_load', float('nan')):.2f}",
+                     cache_name(reported) if reported
+                     else "none within 2×" if capacity
+                     else "memory (past every cache reported)" if level.get("memory")
+                     else "the largest level reached (not past every cache reported)"])
+    return table(["plateau", "capacity read off the curve", "ns per load", "cache the system reports"], rows)
+
+
+def visible_caches(summary: pd.Series, latency: pd.DataFrame) -> list[dict]:
+    """The data caches the system reports that the curve can show a step for: at most half the
+    largest working set measured."""
+    largest = float(latency["working_set_bytes"].max()) if not latency.empty else 0
+    return [c for c in summary.get("reported_caches") or []
+            if c.get("type") != "Instruction" and c.get("bytes", 0) * 2 <= largest]
+
+
+def matched_caches(summary: pd.Series) -> set:
+    return {(r.get("level"), r.get("bytes")) for r in
+            (level.get("reported") for level in summary.get("levels") or []) if r}
+
+
+def unmatched_caches(summary: pd.Series, latency: pd.DataFrame) -> list[dict]:
+    matched = matched_caches(summary)
+    return [c for c in visible_caches(summary, latency) if (c.get("level"), c.get("bytes")) not in matched]
+
+
+def levels_check(results: ResultSet, summary: pd.Series, latency: pd.DataFrame):
+    """The issue's loose check: one step of the curve per cache level the system reports, for the
+    caches the curve can show."""
+    visible = visible_caches(summary, latency)
+    missing = unmatched_caches(summary, latency)
+    found = [c for c in visible if c not in missing]
+    if not visible:
+        verdict = stats.NOT_MEASURED
+    elif not missing:
+        verdict = stats.REPRODUCED
+    elif found:
+        verdict = stats.PARTLY
+    else:
+        verdict = stats.CONTRADICTED
+    evidence = (f"{len(found)} of {len(visible)} reported caches within the curve have a plateau within 2× of"
+                f" their size ({', '.join(cache_name(c) for c in found) or 'none'})")
+    if missing:
+        evidence += f"; none for {', '.join(cache_name(c) for c in missing)}"
+    return results.check(SECTION, "the latency curve steps once per cache level the system reports", evidence,
+                         verdict, "a plateau within a factor 2 of the reported size")
+
+
+def missing_level_note(missing_caches: list[dict], latency: pd.DataFrame) -> list[str]:
+    """For a reported cache the curve shows no plateau for: the latency at half and at its size."""
+    notes = []
+    curve = latency.set_index("working_set_bytes")["ns_per_load"].sort_index()
+    for cache in missing_caches:
+        size = cache.get("bytes", 0)
+        below = curve[curve.index <= size / 2]
+        at = curve[curve.index <= size]
+        if below.empty or at.empty:
+            continue
+        notes.append(f"- {cache_name(cache)} ({cache.get('source', '?')}): no plateau. A working set of"
+                     f" {hosts.size_text(int(below.index[-1]))} takes {below.iloc[-1]:.1f} ns per load and"
+                     f" {hosts.size_text(int(at.index[-1]))} {at.iloc[-1]:.1f} ns: latency keeps rising inside the"
+                     " size the system reports, so on this virtual machine that figure is not a cache a"
+                     " lookup can count on.")
+    return notes
+
+
+def rate_table(frame: pd.DataFrame, column: str, scale: float, unit: str, extra=None) -> str:
+    rows = []
+    for _, r in frame.sort_values("working_set_bytes").iterrows():
+        row = [hosts.size_text(int(r["working_set_bytes"])),
+               f"{r[column] * scale:.3g} [{r[column + '_min'] * scale:.3g}–{r[column + '_max'] * scale:.3g}]"]
+        if extra:
+            row.append(extra(r))
+        rows.append(row)
+    return table(["working set", f"{unit}, median [min–max]"] + (["ns per line"] if extra else []), rows)
+
+
+def render(results: ResultSet) -> str | None:
+    experiments = [e for e in machine_experiments(results) if results.suite.experiment(e).section == SECTION]
+    if not experiments:
+        return None
+    parts = []
+    for experiment_id in experiments:
+        result = results.file(experiment_id)
+        latency = records(results, experiment_id, "latency")
+        summary_rows = records(results, experiment_id, "cache_levels")
+        parts += common.heading(results, experiment_id)
+        huge = bool(summary_rows.iloc[0].get("huge_pages")) if not summary_rows.empty else False
+        repeats = (result.experiment.get("params") or {}).get("repeats")
+        parts += [f"Medians [min–max] over {repeats or 'the'} timed repeats per point, on a pre-faulted buffer"
+                  f" {'backed by 2 MiB huge pages' if huge else 'of 4 KiB pages (large sizes include page walks)'}."
+                  " Latency is a pointer chase over a random cycle of the buffer's first bytes; random lines"
+                  " are 16 independent streams of random cache-line reads, the most any lookup that touches"
+                  " one random line can reach at that working set.", ""]
+        if not summary_rows.empty:
+            summary = summary_rows.iloc[0]
+            check = levels_check(results, summary, latency)
+            parts += ["Cache levels read off the latency curve (a step: latency ×1.5 over one doubling):", "",
+                      levels_table(summary.get("levels") or []), "", f"- {check.prose}"]
+            parts += missing_level_note(unmatched_caches(summary, latency), latency)
+            parts.append("")
+        lines = records(results, experiment_id, "random_lines")
+        if not lines.empty:
+            parts += ["Independent random cache-line reads (the ceiling):", "",
+                      rate_table(lines, "lines_per_second", 1.0, "lines per second",
+                                 lambda r: f"{1e9 / r['lines_per_second']:.2f}"), ""]
+        sequential = records(results, experiment_id, "sequential")
+        if not sequential.empty:
+            parts += ["Sequential reads:", "", rate_table(sequential, "bytes_per_second", 1e-9, "GB/s"), ""]
+        side = types.SimpleNamespace(name="this machine", results=[result])
+        drawn = results.figure(f"{experiment_id}_curves", results.title(experiment_id),
+                               lambda out: hosts.write_png(hosts.machine_chart([side], results.title(experiment_id)), out))
+        if drawn:
+            parts += [drawn, ""]
+    return "\n".join(parts).rstrip("\n")

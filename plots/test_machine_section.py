@@ -1,0 +1,53 @@
+"""The machine section on a crafted summary: which reported caches the latency curve can show,
+the verdict on one step per level, and the note for a reported cache without a plateau."""
+
+import pandas as pd
+
+import stats
+from result_set import ResultSet, Suite
+
+L1D = {"level": 1, "type": "Data", "bytes": 49152, "source": "sysconf"}
+L1I = {"level": 1, "type": "Instruction", "bytes": 32768, "source": "sysconf"}
+L2 = {"level": 2, "type": "Unified", "bytes": 1048576, "source": "sysconf"}
+L3 = {"level": 3, "type": "Unified", "bytes": 512 * 2**20, "source": "sysconf"}
+
+
+def latency(largest: int) -> pd.DataFrame:
+    sizes = [2**k for k in range(12, largest.bit_length())]
+    # Flat to 48 KiB, flat to 1 MiB, then rising all the way: no third plateau.
+    ns = [1.2 if s <= 49152 else 4.3 if s <= 2**20 else 4.3 * (s / 2**20) ** 0.5 for s in sizes]
+    return pd.DataFrame({"working_set_bytes": sizes, "ns_per_load": ns})
+
+
+def summary(levels: list[dict]) -> pd.Series:
+    return pd.Series({"levels": levels, "reported_caches": [L1D, L1I, L2, L3]})
+
+
+def results(tmp_path) -> ResultSet:
+    suite = tmp_path / "suite.toml"
+    suite.write_text('[suite]\nname = "m"\n')
+    return ResultSet(Suite.read(suite), tmp_path, tmp_path, None)
+
+
+def test_a_reported_cache_the_curve_shows_no_plateau_for_makes_the_verdict_partly(tmp_path):
+    from sections import machine
+
+    found = [{"level": 1, "reported": L1D}, {"level": 2, "reported": L2}, {"level": 3, "memory": True}]
+    check = machine.levels_check(results(tmp_path), summary(found), latency(2**30))
+    assert check.verdict == stats.PARTLY
+    assert "2 of 3 reported caches" in check.evidence and "none for L3 512 MiB" in check.evidence
+    [note] = machine.missing_level_note(machine.unmatched_caches(summary(found), latency(2**30)), latency(2**30))
+    assert note.startswith("- L3 512 MiB (sysconf): no plateau. A working set of 256 MiB takes 68.8 ns per load and 512 MiB 97.3 ns")
+
+
+def test_caches_beyond_half_the_curve_are_not_judged_and_every_step_found_reproduces(tmp_path):
+    from sections import machine
+
+    found = [{"level": 1, "reported": L1D}, {"level": 2, "reported": L2}, {"level": 3, "memory": True}]
+    # Up to 64 MiB the 512 MiB L3 cannot show a step: not held against the curve.
+    assert machine.levels_check(results(tmp_path), summary(found), latency(2**26)).verdict == stats.REPRODUCED
+    # No step found at all.
+    check = machine.levels_check(results(tmp_path), summary([{"level": 1, "memory": True}]), latency(2**26))
+    assert check.verdict == stats.CONTRADICTED
+    # A curve too short for any cache.
+    assert machine.levels_check(results(tmp_path), summary(found), latency(2**14)).verdict == stats.NOT_MEASURED
