@@ -50,7 +50,8 @@ def claims_summary(results: ResultSet) -> list[str]:
     header = ["section"] + list(order)
     lines = ["## Claims checked", "",
              "Every verdict below is computed from the result files with the tolerance printed beside it"
-             " (plots/stats.py states the rules).", "",
+             " (plots/stats.py states the rules). The seeds' claims at the end take their verdicts from"
+             " these checks; `plots/report.py --claims` prints them as a list.", "",
              "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(r) + " |" for r in rows]
     exceptions = [c for c in results.checks if c.verdict != stats.REPRODUCED]
