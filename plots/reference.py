@@ -163,8 +163,8 @@ CUCKOO_LOAD = Figure(0.95, CUCKOO_PAPER, "b = 4 reaches ~95% load")
 SEED000_TEXT = "seed 000's text"
 # Seed 000 solves (log2(1/ε) + 3)/0.95 < 1.44·log2(1/ε) for the standard filter (b = 4, f = log2(1/ε) + 3).
 CROSSOVER_SEED000 = Figure(0.004, SEED000_TEXT, "cuckoo takes less space than space-optimal Bloom below ε ≈ 0.4%")
-# The authors' README does not say which variant; the paper's semi-sorted buckets save a bit per
-# item, which moves the crossover up. Ours is the standard filter.
+# The authors' README does not say which variant; the paper's semi-sorted buckets take less space
+# than the standard filter, which would move the crossover up. Ours is the standard filter.
 CROSSOVER_AUTHORS = Figure(0.03, "the cuckoo filter authors' README (github.com/efficient/cuckoofilter)",
                            "less space than Bloom for false positive rates below 3%")
 # Seed 000's reading of its lab: "FPR is set by f alone (8 fingerprints probed, 2^-10 each), not by

@@ -103,7 +103,7 @@ def render(results: ResultSet) -> str | None:
         " linearly between sweep points; the crossing is where cuckoo becomes the smaller. Ours is the"
         " standard cuckoo filter (b = 4, f = ⌈log2(1/ε)⌉ + 3, load 0.954 from the power-of-two bucket"
         " count), the filter seed 000's arithmetic is about; the authors' 3% does not name its"
-        " variant, and their paper's semi-sorted buckets save a bit per item, which moves a crossing"
+        " variant, and a smaller variant (their paper's semi-sorted buckets) would move the crossing"
         " to higher ε.",
         "",
         *[f"- {line}" for line in lines],
