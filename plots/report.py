@@ -23,6 +23,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+import claims  # noqa: E402
 import load  # noqa: E402
 import stats  # noqa: E402
 from result_set import ResultSet, Suite  # noqa: E402
@@ -49,13 +50,14 @@ def claims_summary(results: ResultSet) -> list[str]:
     header = ["section"] + list(order)
     lines = ["## Claims checked", "",
              "Every verdict below is computed from the result files with the tolerance printed beside it"
-             " (plots/stats.py states the rules).", "",
+             " (plots/stats.py states the rules). The seeds' claims at the end take their verdicts from"
+             " these checks; `plots/report.py --claims` prints them as a list.", "",
              "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(r) + " |" for r in rows]
     exceptions = [c for c in results.checks if c.verdict != stats.REPRODUCED]
     if exceptions:
         lines += ["", "Not reproduced:", ""] + [f"- {c.section}: {c.prose}" for c in exceptions]
-    return lines
+    return lines + [""] + claims.section(results)
 
 
 def left_out(results: ResultSet, skipped_sections: list[tuple[str, str]]) -> list[str]:
@@ -77,7 +79,9 @@ def left_out(results: ResultSet, skipped_sections: list[tuple[str, str]]) -> lis
     return ["## Left out", "", *notes] if notes else []
 
 
-def build_report(results: ResultSet) -> str:
+def render_sections(results: ResultSet) -> tuple[list[str], list[tuple[str, str]]]:
+    """Every section's text in suite order (their checks collect in `results`), and the sections
+    left out with the reason."""
     body, skipped_sections = [], []
     for section_id in results.suite.sections():
         render = section_renderer(section_id)
@@ -89,6 +93,11 @@ def build_report(results: ResultSet) -> str:
             skipped_sections.append((section_id, "its result files are missing"))
         else:
             body.append(text)
+    return body, skipped_sections
+
+
+def build_report(results: ResultSet) -> str:
+    body, skipped_sections = render_sections(results)
     origin = provenance.render(results)
     parts = [
         "# amqbench report",
@@ -110,6 +119,9 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--out", default="REPORT.md")
     parser.add_argument("--schema", default=str(load.DEFAULT_SCHEMA),
                         help="JSON Schema of version 2 lines (skipped when the file does not exist)")
+    parser.add_argument("--claims", action="store_true",
+                        help="print each of the seeds' claims with its verdict (Markdown) instead of"
+                             " writing the report")
     args = parser.parse_args(argv)
     results_dir, out = Path(args.results), Path(args.out)
     if not results_dir.is_dir():
@@ -121,6 +133,10 @@ def main(argv: list[str]) -> int:
         print(f"report: cannot read the suite {args.suite}: {error}", file=sys.stderr)
         return 2
     results = ResultSet(suite, results_dir, out.resolve().parent, Path(args.schema))
+    if args.claims:
+        render_sections(results)  # the sections compute the verdicts the claims take
+        print("\n".join(claims.closing_note(results)))
+        return 0
     text = build_report(results)
     tmp = out.with_suffix(out.suffix + ".tmp")
     tmp.write_text(text, encoding="utf-8")

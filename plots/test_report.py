@@ -189,7 +189,7 @@ def test_cuckoo_threshold_verdicts_follow_the_first_failures(tmp_path):
         dict(filter="cuckoo12_b2", slots_per_bucket=2, load_factor=0.90, insert_failures=3, first_failure_load=0.89),
         dict(filter="cuckoo12", slots_per_bucket=4, load_factor=0.95, insert_failures=9, first_failure_load=0.93),
         dict(filter="cuckoo12_b8", slots_per_bucket=8, load_factor=0.999, insert_failures=0, first_failure_load=None),
-    ])
+    ]).assign(fingerprint_bits=12)
     results = result_set(results_dir(tmp_path))
     lines = cuckoo_load.threshold_checks(results, frame)
     assert len(lines) == 3
@@ -200,3 +200,26 @@ def test_cuckoo_threshold_verdicts_follow_the_first_failures(tmp_path):
     results = result_set(results_dir(tmp_path))
     cuckoo_load.threshold_checks(results, frame)
     assert verdict_of(results, "b = 8") == stats.CONTRADICTED
+
+
+def test_fingerprint_width_verdict_follows_the_first_failures(tmp_path):
+    """At b = 4, first failures within 0.01 of each other across widths reproduce "the width no
+    longer moves the load"; an 8-bit table failing at 0.90 contradicts it and misses ~95%."""
+    import pandas as pd
+    from sections import cuckoo_load
+
+    frame = pd.DataFrame([
+        dict(filter=f"cuckoo{f}", slots_per_bucket=4, fingerprint_bits=f, buckets=262144, load_factor=0.97,
+             insert_failures=5, first_failure_load=load)
+        for f, load in ((8, 0.962), (12, 0.964), (16, 0.961))
+    ])
+    results = result_set(results_dir(tmp_path))
+    cuckoo_load.width_checks(results, frame)
+    width = "cuckoo filter paper (Fan, Andersen, Kaminsky, Mitzenmacher; REFERENCE_NUMBERS.md §5): once f"
+    assert verdict_of(results, width) == stats.REPRODUCED
+    assert verdict_of(results, "b = 4 reaches ~95% load, f = 8") == stats.REPRODUCED
+    frame.loc[0, "first_failure_load"] = 0.90
+    results = result_set(results_dir(tmp_path))
+    cuckoo_load.width_checks(results, frame)
+    assert verdict_of(results, width) == stats.CONTRADICTED
+    assert verdict_of(results, "b = 4 reaches ~95% load, f = 8") == stats.CONTRADICTED

@@ -16,6 +16,10 @@ SECTION = "quotient"
 SPACE, LOAD, VERSUS, MICRO = "quotient_space", "quotient_load", "quotient_vs_fastfilter", "micro"
 FORMULA_TOL = 0.02  # a space formula must hold in every row within 2%
 KNUTH_TOL = 0.05  # mean displacement against α/(2(1−α))
+# Seed 002: "when the load factor ... is bounded away from 1 (e.g., α ≤ 0.75), ... the expected
+# cluster length is O(1/(1 − α)^2) = O(1) slots (typically 2 to 6 slots)". The upper end is what
+# keeps a lookup in one cache line, so that is what is judged.
+SEED002_CLUSTER_LOAD, SEED002_CLUSTER_SLOTS = 0.75, 6.0
 EQUAL_FPR_TOL = 0.10  # FastFilter's FPR against our interval, widened 10%, to call the FPRs equal
 LOAD_MATCH = 0.02  # loads closer than this count as the same load
 SAME_SPACE_TOL = 0.05  # bits/key against FastFilter's CQF at the same r and load
@@ -171,10 +175,25 @@ def fill_sweep(results: ResultSet) -> list[str]:
         "",
         "Cost growth from half full to the top of the sweep — " + "; ".join(growth) + ".",
         "",
+        *[f"- {line}" for line in cluster_check(results, frame)],
         f"- {common.fpr_chance_check(results, SECTION, frame, 'the FPR formula at every load').prose}",
         f"- {common.false_negative_check(results, SECTION, frame).prose}",
         *common.figures(results, LOAD),
     ]
+
+
+def cluster_check(results: ResultSet, frame) -> list[str]:
+    """Seed 002's cluster length at loads up to 0.75, on the classic QF (linear probing's clusters)."""
+    rows = frame[(frame["filter"] == "quotient") & (frame["load_factor"] <= SEED002_CLUSTER_LOAD + 1e-9)]
+    if rows.empty:
+        return []
+    rows = rows.sort_values("load_factor")
+    means = "; ".join(f"{r['cluster_length_mean']:.1f} at load {r['load_factor']:.2f}" for r in rows.to_dict("records"))
+    return [results.check(
+        SECTION, f"seed 002: at load ≤ {SEED002_CLUSTER_LOAD:g} a cluster is typically 2 to 6 slots",
+        f"classic QF mean cluster length {means}", stats.verdict(rows["cluster_length_mean"].max(),
+                                                                  SEED002_CLUSTER_SLOTS, claim="at_most"),
+        f"at most {SEED002_CLUSTER_SLOTS:g} slots, the seed's upper end").prose]
 
 
 def merge_and_resize(results: ResultSet) -> list[str]:
