@@ -223,3 +223,22 @@ def test_fingerprint_width_verdict_follows_the_first_failures(tmp_path):
     cuckoo_load.width_checks(results, frame)
     assert verdict_of(results, width) == stats.CONTRADICTED
     assert verdict_of(results, "b = 4 reaches ~95% load, f = 8") == stats.CONTRADICTED
+
+
+def test_short_fingerprints_are_judged_against_the_long_widths_median(tmp_path):
+    """f = 4 failing 0.015 below the f >= 8 median reproduces "short fingerprints lower the load";
+    failing within 0.01 of it contradicts it; without short widths it is not measured."""
+    import pandas as pd
+    from sections import cuckoo_load
+
+    def frame(short_load):
+        widths = ((8, 0.962), (12, 0.964), (16, 0.961)) + (((4, short_load),) if short_load else ())
+        return pd.DataFrame([
+            dict(filter=f"cuckoo{f}", slots_per_bucket=4, fingerprint_bits=f, buckets=262144, load_factor=0.97,
+                 insert_failures=5, first_failure_load=load) for f, load in widths])
+
+    short = "cuckoo filter paper (Fan, Andersen, Kaminsky, Mitzenmacher; REFERENCE_NUMBERS.md §5): short"
+    for load, expected in ((0.947, stats.REPRODUCED), (0.958, stats.CONTRADICTED), (None, stats.NOT_MEASURED)):
+        results = result_set(results_dir(tmp_path))
+        cuckoo_load.width_checks(results, frame(load))
+        assert verdict_of(results, short) == expected, load
