@@ -414,6 +414,38 @@ TEST_F(Suite, AMachineExperimentRecordsEveryPointOnce) {
   EXPECT_FALSE(lines[lines.size() - 2]["levels"].empty());
 }
 
+// trial_lines = false leaves each trial's line out and writes the same cell lines: the summary
+// is computed from the trials either way.
+TEST_F(Suite, TrialLinesCanBeLeftOutWithoutChangingTheCells) {
+  const std::string experiment =
+      "[[experiment]]\nid = \"adv\"\nkind = \"adapt_adversarial\"\n"
+      "filters = { names = [\"acf_cuckooing\", \"acf_cyclic\"] }\nslots = 1024\nbits_per_slot = [8]\n"
+      "fp_set = [1]\nattack = [\"random_set\"]\nqueries_per_set = [100]\ntrials = 20\nquick = {}\n";
+  std::map<bool, std::vector<json>> cells;
+  for (const bool trial_lines : {true, false}) {
+    const fs::path file = dir_ / (trial_lines ? "with.toml" : "without.toml");
+    std::ofstream(file) << "[suite]\nname = \"t\"\n" << experiment
+                        << (trial_lines ? "" : "trial_lines = false\n");
+    const fs::path out = dir_ / (trial_lines ? "with" : "without");
+    const Outcome o = Run("suite " + file.string() + " --out-dir " + out.string());
+    ASSERT_EQ(o.status, 0) << o.err;
+    std::size_t trials = 0;
+    const auto files = Lines(out);  // held: a range-for over a temporary's member dangles
+    for (const json& line : files.at("adv.jsonl")) {
+      if (line["record"] == "trial") ++trials;
+      if (line["record"] == "cell") cells[trial_lines].push_back(line);
+    }
+    EXPECT_EQ(trials, trial_lines ? 40u : 0u);
+  }
+  ASSERT_EQ(cells[true].size(), 2u);
+  ASSERT_EQ(cells[false].size(), cells[true].size());
+  for (std::size_t i = 0; i < cells[true].size(); ++i) {
+    for (const char* field : {"cell_id", "false_positives", "false_positives_static", "fpr", "trials"}) {
+      EXPECT_EQ(cells[true][i][field], cells[false][i][field]) << field;
+    }
+  }
+}
+
 TEST_F(Suite, SameCellSameIdAcrossRunsAndSeeds) {
   const std::string suite = kSource + "/commands/testdata/small_suite.toml";
   ASSERT_EQ(Run("suite " + suite + " --out-dir " + (dir_ / "r1").string()).status, 0);

@@ -115,6 +115,9 @@ struct AdaptParams {
   std::vector<AttackKind> attacks = {AttackKind::kKnownFalsePositives, AttackKind::kRandomSet};
   std::vector<std::size_t> queries_per_set = {100000};  // n, the stream length: swept for seed 001's contrast
   std::uint64_t seed = 1;
+  // Whether each trial's own line is written before the cell's summary. The summary holds every
+  // figure the report reads; a cell of 1,000 trials writes 1,000 lines without it.
+  bool trial_lines = true;
 };
 
 const char* AdaptKindName(AdaptKind kind);  // "adapt_synthetic", ...

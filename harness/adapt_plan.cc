@@ -109,7 +109,9 @@ class AdaptPlan : public ExperimentPlan {
         lines.push_back(c.filter->adversarial(spec));
       }
     }
-    lines.push_back(SummarizeTrials(lines));
+    Json summary = SummarizeTrials(lines);
+    if (!p_.trial_lines) lines.clear();
+    lines.push_back(std::move(summary));
     return lines;
   }
 

@@ -76,13 +76,15 @@ const std::map<std::string, std::vector<KeySpec>> kKindKeys = {
      With(kGeometryKeys, {{"as_ratio", Type::kNumList, 1e-9, 10000},
                           {"queries_per_flow", Type::kNumList, 1e-9, 1e6},
                           {"popularity", Type::kStr},
-                          {"trials", Type::kInt, 1, 1000}})},
+                          {"trials", Type::kInt, 1, 1000},
+                          {"trial_lines", Type::kBool}})},
     {"adapt_trace", With(kGeometryKeys, {{"trace", Type::kTrace}, {"windows", Type::kInt, 1, 10000}})},
     {"adapt_adversarial",
      With(kGeometryKeys, {{"fp_set", Type::kIntList, 1, 1e7},
                           {"attack", Type::kStrList},
                           {"queries_per_set", Type::kIntList, 1, 1e9},
-                          {"trials", Type::kInt, 1, 1000}})},
+                          {"trials", Type::kInt, 1, 1000},
+                          {"trial_lines", Type::kBool}})},
     {"counting",
      {{"filters", Type::kFilters},
       {"seed", Type::kInt, 0, 9e15},
@@ -630,6 +632,7 @@ class SuiteReader {
     if (p.contains("queries_per_flow")) a.queries_per_flow = p["queries_per_flow"].get<std::vector<double>>();
     if (p.contains("popularity")) a.popularity = Popularity::Parse(p["popularity"].get<std::string>());
     a.trials = p.value("trials", a.trials);
+    a.trial_lines = p.value("trial_lines", true);
     if (p.contains("trace")) a.trace = TraceFrom(p["trace"]);
     a.windows = p.value("windows", a.windows);
     if (p.contains("fp_set")) a.set_sizes = p["fp_set"].get<std::vector<std::size_t>>();
