@@ -26,6 +26,7 @@
 // at 10^7. Hence eps_64 = 0.14 (`ribbon64`, FastFilter's StandardRibbon64 also measures 7.98
 // bits/key at r = 7) and eps_128 = 0.05 (`ribbon`). Sizing: --fpr eps gives
 // r = ceil(log2(1/eps)); --bits-per-key B gives r = floor(B / (1 + overhead)); r in 1 .. 32.
+// (filters/ribbon_frac.h meets eps itself, with a fractional r, on the same machinery.)
 // A repeated key reduces to an all-zero row with a zero result (a redundant equation): it is
 // counted in redundant_rows and excluded from n, never a failure.
 #pragma once

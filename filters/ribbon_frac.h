@@ -29,10 +29,11 @@
 //   and FPR = eps gives q = 2 - 2^(lo+1) eps, in [0, 1) since 2^lo eps is in (1/2, 1].
 //     bits/key = (1 + eps_w)(lo + q).
 //   lo + q exceeds r* by 2 - 2^(1-x) - x for x = r* - lo: 0 at whole r*, at most
-//   2 - 1/ln 2 - log2(ln 2 e) = 0.086 bits (x = 0.47), the price of mixing 2^-lo and 2^-(lo+1)
-//   rather than a width in between. At 1%: lo = 6, q = 0.72, 7.06 bits/key (ribbon: 7.35 at
-//   0.78%; RocksDB's wiki: ~7.1 at 1%). At a whole r*, q = 0 and the filter is `ribbon`'s,
-//   byte for byte (same slots, seeds and fingerprints).
+//   2 - 1/ln 2 - log2(2 ln 2) = 0.086 bits (at x = log2(2 ln 2) = 0.47), the price of mixing
+//   2^-lo and 2^-(lo+1) rather than a width in between. At 1%: lo = 6, q = 0.72, 7.056
+//   bits/key (ribbon: 7.35 at 0.78%; RocksDB 7.8's Standard128Ribbon measured 7.048 at 0.997%,
+//   REFERENCE_NUMBERS.md section 3). At a whole r*, q = 0 and the filter is `ribbon`'s, byte
+//   for byte (same slots, seeds and fingerprints).
 //   --bits-per-key B: r* = B / (1 + eps_w) and q = r* - lo (space is linear in q), so the
 //   formula gives B exactly and FPR = 2^-lo (1 - q/2).
 // The split is in whole blocks: u = round((1 - q) starts / w), so the share q' of starts in the
