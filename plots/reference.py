@@ -154,6 +154,9 @@ SPACE = {
                            PRODUCTION_SOURCE),
     "rocksdb_ribbon": Space("RocksDB 7.8 Standard128Ribbon, NewRibbonFilterPolicy(10, -1)", 7.102,
                             0.00956, PRODUCTION_SOURCE),
+    # NewRibbonFilterPolicy(10) above overshoots 1%; 9.9 lands on it (the "7.1 bits/key at 1.0%").
+    "rocksdb_ribbon_1pct": Space("RocksDB 7.8 Standard128Ribbon, NewRibbonFilterPolicy(9.9, -1)", 7.048,
+                                 0.00997, PRODUCTION_SOURCE),
     "leveldb_bloom": Space("LevelDB 1.23 NewBloomFilterPolicy(10), one filter over 10^6 keys", 10.000,
                            0.0130, PRODUCTION_SOURCE),
 }
