@@ -8,7 +8,8 @@
 // key i + kDistance while it probes key i, so kDistance keys' lines are always on their way.
 // A software pipeline rather than fixed groups: a group drains (its last probes wait with
 // nothing behind them) before the next group's prefetches start; the pipeline never drains
-// until the last kDistance keys.
+// until the last kDistance keys. Bulk inserts (insert_many) use the same loop: prepare
+// prefetches the lines the insert will write, consume writes them.
 #pragma once
 
 #include <algorithm>
@@ -20,30 +21,35 @@
 
 namespace amq {
 
-// out[i] = probe(prepare(keys[i])), returns the number of ones; kDistance a power of two.
-template <std::size_t kDistance, class Prepare, class Probe>
-std::size_t PipelinedContains(std::span<const std::uint64_t> keys, std::span<std::uint8_t> out,
-                              Prepare prepare, Probe probe) {
+// consume(i, prepare(keys[i])) for every i in order, with prepare running kDistance keys ahead;
+// kDistance a power of two.
+template <std::size_t kDistance, class Prepare, class Consume>
+void PipelinedForEach(std::span<const std::uint64_t> keys, Prepare prepare, Consume consume) {
   static_assert((kDistance & (kDistance - 1)) == 0, "kDistance must be a power of two");
   using State = std::invoke_result_t<Prepare, std::uint64_t>;
   std::array<State, kDistance> ring;
   const std::size_t n = keys.size();
   const std::size_t head = std::min(n, kDistance);
   for (std::size_t i = 0; i < head; ++i) ring[i] = prepare(keys[i]);
-  std::size_t ones = 0;
   std::size_t i = 0;
-  // Steady state: probe key i, then reuse its ring slot for key i + kDistance.
+  // Steady state: consume key i, then reuse its ring slot for key i + kDistance.
   for (; i + kDistance < n; ++i) {
-    const bool hit = probe(ring[i % kDistance]);
+    consume(i, ring[i % kDistance]);
     ring[i % kDistance] = prepare(keys[i + kDistance]);
+  }
+  for (; i < n; ++i) consume(i, ring[i % kDistance]);
+}
+
+// out[i] = probe(prepare(keys[i])), returns the number of ones; kDistance a power of two.
+template <std::size_t kDistance, class Prepare, class Probe>
+std::size_t PipelinedContains(std::span<const std::uint64_t> keys, std::span<std::uint8_t> out,
+                              Prepare prepare, Probe probe) {
+  std::size_t ones = 0;
+  PipelinedForEach<kDistance>(keys, prepare, [&](std::size_t i, const auto& state) {
+    const bool hit = probe(state);
     out[i] = hit ? 1 : 0;
     ones += hit ? 1 : 0;
-  }
-  for (; i < n; ++i) {
-    const bool hit = probe(ring[i % kDistance]);
-    out[i] = hit ? 1 : 0;
-    ones += hit ? 1 : 0;
-  }
+  });
   return ones;
 }
 

@@ -21,6 +21,11 @@
 //                           the number of ones returned. A filter provides it where batching
 //                           pays: hash a group of keys, prefetch every cache line the group
 //                           will read, then probe, so the group's misses overlap.
+//   insert_many(keys)       bulk inserts (BulkInsertFilter) for filters whose insert cannot
+//                           fail and whose state does not depend on the order of inserts
+//                           (Bloom filters: bits ORed in): the same bytes as insert() key by
+//                           key, with the cache lines of keys ahead prefetched. Returns the
+//                           number of keys inserted, keys.size().
 //
 // Statistics come back as plain name/value data: filters never see the output format, and the
 // result writer (harness/) serialises them and checks every name against the schema.
@@ -157,6 +162,11 @@ concept BatchedFilter =
     Filter<F> && requires(const F& f, std::span<const std::uint64_t> keys, std::span<std::uint8_t> out) {
       { f.contains_many(keys, out) } -> std::same_as<std::size_t>;  // out.size() == keys.size()
     };
+
+template <class F>
+concept BulkInsertFilter = DynamicFilter<F> && requires(F& f, std::span<const std::uint64_t> keys) {
+  { f.insert_many(keys) } -> std::same_as<std::size_t>;
+};
 
 template <class F>
 concept HasLoadFactor = requires(const F& f) {

@@ -73,22 +73,26 @@ class BlockedBloom {
 
   bool insert(std::uint64_t key) {
     const std::uint64_t h = HashKey(key, seed_);
-    Block& block = blocks_[ReduceRange(h, block_count_)];
-    const auto x = static_cast<std::uint32_t>(h);
-#if defined(__AVX512F__) && defined(__AVX512VL__)
-    // All eight words in one 512-bit OR: one load and one store of the line instead of two.
-    auto* words = reinterpret_cast<__m512i*>(block.words);
-    _mm512_store_si512(words, _mm512_or_si512(_mm512_load_si512(words), Masks512(x)));
-#elif defined(__AVX2__)
-    const Masks m = MasksAvx2(x);
-    auto* words = reinterpret_cast<__m256i*>(block.words);
-    _mm256_store_si256(words, _mm256_or_si256(_mm256_load_si256(words), m.low));
-    _mm256_store_si256(words + 1, _mm256_or_si256(_mm256_load_si256(words + 1), m.high));
-#else
-    for (int i = 0; i < 8; ++i) block.words[i] |= BitInWord(x, i);
-#endif
+    SetBits(blocks_[ReduceRange(h, block_count_)], static_cast<std::uint32_t>(h));
     ++keys_;
     return true;
+  }
+
+  // One line read and written per key: the pipeline (core/batched.h) prefetches the blocks of
+  // the next 16 keys for writing while it sets the bits of this one. ORs commute, so the bytes
+  // are those of insert() key by key.
+  std::size_t insert_many(std::span<const std::uint64_t> keys) {
+    PipelinedForEach<16>(
+        keys,
+        [this](std::uint64_t key) {
+          const std::uint64_t h = HashKey(key, seed_);
+          Block* block = &blocks_[ReduceRange(h, block_count_)];
+          __builtin_prefetch(block, 1);
+          return Target{block, static_cast<std::uint32_t>(h)};
+        },
+        [](std::size_t, const Target& t) { SetBits(*t.block, t.x); });
+    keys_ += keys.size();
+    return keys.size();
   }
 
   bool contains(std::uint64_t key) const { return Probe(Locate(key)); }
@@ -127,6 +131,27 @@ class BlockedBloom {
   struct alignas(64) Block {
     std::uint64_t words[8] = {};
   };
+
+  // A key's block and the 32 hash bits that choose the bit it sets in each word.
+  struct Target {
+    Block* block = nullptr;
+    std::uint32_t x = 0;
+  };
+
+  static void SetBits(Block& block, std::uint32_t x) {
+#if defined(__AVX512F__) && defined(__AVX512VL__)
+    // All eight words in one 512-bit OR: one load and one store of the line instead of two.
+    auto* words = reinterpret_cast<__m512i*>(block.words);
+    _mm512_store_si512(words, _mm512_or_si512(_mm512_load_si512(words), Masks512(x)));
+#elif defined(__AVX2__)
+    const Masks m = MasksAvx2(x);
+    auto* words = reinterpret_cast<__m256i*>(block.words);
+    _mm256_store_si256(words, _mm256_or_si256(_mm256_load_si256(words), m.low));
+    _mm256_store_si256(words + 1, _mm256_or_si256(_mm256_load_si256(words + 1), m.high));
+#else
+    for (int i = 0; i < 8; ++i) block.words[i] |= BitInWord(x, i);
+#endif
+  }
 
   // A key's block and the 32 hash bits that choose its bit in each word.
   struct Located {

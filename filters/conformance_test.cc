@@ -85,6 +85,27 @@ TYPED_TEST(Conformance, BatchedLookupsAnswerAsSingleOnes) {
   }
 }
 
+// insert_many's prefetching pipeline sets the bits insert() sets: the same bytes for every
+// batch length, including those shorter than the pipeline's distance.
+TYPED_TEST(Conformance, BulkInsertsGiveTheBytesOfSingleOnes) {
+  if constexpr (!BulkInsertFilter<TypeParam>) {
+    GTEST_SKIP() << TypeParam::kName << " has no insert_many";
+  } else {
+    const auto keys = UniformKeys(6, KeyStream::kMembers, 20000);
+    for (std::size_t length : {std::size_t{0}, std::size_t{1}, std::size_t{15}, std::size_t{17},
+                               std::size_t{1000}, keys.size()}) {
+      const std::span<const std::uint64_t> batch(keys.data(), length);
+      TypeParam bulk(ParamsFor(keys.size(), 11));
+      TypeParam single(ParamsFor(keys.size(), 11));
+      EXPECT_EQ(bulk.insert_many(batch), length);
+      for (std::uint64_t key : batch) single.insert(key);
+      const auto a = bulk.bytes(), b = single.bytes();
+      EXPECT_TRUE(std::equal(a.begin(), a.end(), b.begin(), b.end())) << "batch of " << length;
+      EXPECT_EQ(CountContained(bulk, batch), length) << "batch of " << length;
+    }
+  }
+}
+
 TYPED_TEST(Conformance, SameSeedSameFilter) {
   const auto keys = UniformKeys(5, KeyStream::kMembers, 20000);
   const auto probes = UniformKeys(5, KeyStream::kNonMembers, 200000);
