@@ -74,4 +74,12 @@ inline constexpr StatSpec kBitsPerKeySeed000{
     "bits_per_key_seed000_formula", "number", "bits/key",
     "seed 000's (log2(n/load) + r + 3) / load, with log2(n/load) = q"};
 
+// Ribbon with fractional result bits (RocksDB's Standard128Ribbon, ribbon_frac): blocks at the
+// front keep one column fewer than the rest.
+inline constexpr StatSpec kRibbonColumns{"ribbon_columns", "integer", "bits",
+                                         "Ribbon: result bits of the wider blocks"};
+inline constexpr StatSpec kRibbonBlocksWithOneColumnLess{
+    "ribbon_blocks_with_one_column_less", "integer", "blocks",
+    "Ribbon: blocks with one result bit fewer"};
+
 }  // namespace amq::stat

@@ -87,6 +87,7 @@ template <int b, int a> constexpr int kFuseArity<BinaryFuse<b, a>> = a;
 template <class F> constexpr bool kIsFuse = kFuseArity<F> != 0;
 template <class F> constexpr bool kIsRibbon = false;
 template <int w> constexpr bool kIsRibbon<Ribbon<w>> = true;
+template <> constexpr bool kIsRibbon<RibbonFrac> = true;
 template <class F> constexpr bool kIsAcf = false;
 template <AcfKind k> constexpr bool kIsAcf<AdaptiveCuckoo<k>> = true;
 template <class F>

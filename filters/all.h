@@ -15,6 +15,7 @@
 #endif
 #include "filters/quotient.h"
 #include "filters/ribbon.h"
+#include "filters/ribbon_frac.h"
 #ifdef AMQ_HAVE_ROCKSDB
 #include "filters/rocksdb_filters.h"
 #endif
@@ -28,7 +29,7 @@ using AllFilters = TypeList<Bloom, BlockedBloom, Cuckoo<0>, Cuckoo<8>, Cuckoo<12
                             Cuckoo<12, 2>, Cuckoo<12, 8>,
                             Xor8, Xor16, Xor<0>,
                             BinaryFuse8, BinaryFuse16, BinaryFuse<0, 3>, BinaryFuse8x4,
-                            BinaryFuse16x4, BinaryFuse<0, 4>, Ribbon128, Ribbon64,
+                            BinaryFuse16x4, BinaryFuse<0, 4>, Ribbon128, Ribbon64, RibbonFrac,
                             QuotientFilter, Rsqf, Cqf,
                             Cuckoo4x1, Cuckoo2x4, AcfCyclic, AcfCyclicRanges, AcfSwapping,
                             AcfCuckooing, AcfCuckooingFirstFree, AcfCuckooing2x4

@@ -26,6 +26,7 @@
 // at 10^7. Hence eps_64 = 0.14 (`ribbon64`, FastFilter's StandardRibbon64 also measures 7.98
 // bits/key at r = 7) and eps_128 = 0.05 (`ribbon`). Sizing: --fpr eps gives
 // r = ceil(log2(1/eps)); --bits-per-key B gives r = floor(B / (1 + overhead)); r in 1 .. 32.
+// (filters/ribbon_frac.h meets eps itself, with a fractional r, on the same machinery.)
 // A repeated key reduces to an all-zero row with a zero result (a redundant equation): it is
 // counted in redundant_rows and excluded from n, never a failure.
 #pragma once
@@ -81,6 +82,152 @@ inline Row CoefficientsOf(std::uint64_t h) {
     return (static_cast<U128>(hi) << 64) | lo;
   }
 }
+
+// The statistics every Ribbon here reports besides the catalog's (core/stat_catalog.h).
+inline constexpr StatSpec kOverheadStat{"overhead", "number", "ratio", "Ribbon: slots / n - 1"};
+inline constexpr StatSpec kWidthStat{"ribbon_width", "integer", "bits",
+                                     "Ribbon: coefficient row width w (64 or 128)"};
+inline constexpr StatSpec kRedundantRowsStat{
+    "redundant_rows", "integer", "rows", "Ribbon: repeated keys that banding found redundant"};
+
+// The banding matrix: per slot, the pivot row stored there (0 = empty) and its result. Shared
+// by every Ribbon layout: banding does not know how many columns a block will keep.
+template <class Row, int kWidth>
+struct Banding {
+  std::vector<Row> rows;
+  std::vector<std::uint32_t> results;
+  std::vector<std::uint64_t> sorted;
+  std::vector<std::uint32_t> offsets;
+  std::size_t redundant = 0;
+
+  // Bands every key's equation with a result_bits-wide fingerprint; false when inconsistent.
+  bool Run(std::span<const std::uint64_t> keys, std::size_t slots, std::uint64_t starts,
+           std::uint64_t seed, int result_bits) {
+    rows.assign(slots, 0);
+    results.assign(slots, 0);
+    redundant = 0;
+    // Sorting by start (start is monotone in the hash) makes banding walk the matrix
+    // front to back; buckets of ~w starts are fine enough for that.
+    static_detail::HashAndSortByBucket(keys, seed, std::max<std::uint64_t>(1, starts / kWidth),
+                                       offsets, sorted);
+    for (std::uint64_t h : sorted) {
+      std::uint64_t i = ReduceRange(h, starts);
+      Row c = CoefficientsOf<Row>(h);
+      auto result = static_cast<std::uint32_t>(static_detail::FingerprintOf(h, result_bits));
+      for (;;) {
+        const Row pivot = rows[i];
+        if (pivot == 0) {
+          rows[i] = c;
+          results[i] = result;
+          break;
+        }
+        // Both rows have their leading 1 at slot i: eliminate it, move to the next 1.
+        c ^= pivot;
+        result ^= results[i];
+        if (c == 0) {
+          if (result != 0) return false;  // inconsistent: this seed cannot work
+          ++redundant;                    // a repeated key: nothing to store
+          break;
+        }
+        const int tz = CountTrailingZeros(c);
+        c >>= tz;
+        i += tz;
+      }
+    }
+    return true;
+  }
+};
+
+// Bands keys under the attempt seeds of `seed` until one works; throws BuildFailed after
+// max_attempts. Sets seed_out to the seed that worked and returns the attempts it took.
+template <class Row, int kWidth>
+int BandWithRetries(Banding<Row, kWidth>& banding, std::span<const std::uint64_t> keys,
+                    std::uint64_t seed, int max_attempts, std::size_t slots, int result_bits,
+                    std::string_view name, std::uint64_t& seed_out) {
+  for (int attempt = 0; attempt < max_attempts; ++attempt) {
+    seed_out = static_detail::AttemptSeed(seed, attempt);
+    if (banding.Run(keys, slots, slots - kWidth + 1, seed_out, result_bits)) return attempt + 1;
+  }
+  throw BuildFailed(std::string(name) + ": banding failed " + std::to_string(max_attempts) +
+                    " times for " + std::to_string(keys.size()) + " keys in " +
+                    std::to_string(slots) + " slots");
+}
+
+// Z from the last slot down: Z[i] = result[i] XOR <row[i], Z[i+1 .. i+w-1]>, per column.
+// state[j] holds column j of Z[i .. i+w-1] (bit t = Z[i+t]), so each step is a shift, a
+// masked parity and, at a block boundary, a store of the finished block. A block keeps the
+// first layout.columns(b) columns at word layout.offset(b); columns a block does not keep are
+// not computed, which is right only while every later block keeps at least as many (a key
+// reads its start block and the next one). One zero pad block of result_bits words follows:
+// queries of the last block read its "next" block.
+template <class Row, int kWidth, class Layout>
+std::vector<Row> BackSubstitute(const Banding<Row, kWidth>& b, std::size_t slots,
+                                int result_bits, const Layout& layout) {
+  const std::size_t blocks = slots / kWidth;
+  std::vector<Row> solution(layout.offset(blocks) + result_bits, 0);
+  std::vector<Row> state(result_bits, 0);
+  for (std::size_t block = blocks; block-- > 0;) {
+    const int columns = layout.columns(block);
+    for (std::size_t i = (block + 1) * kWidth; i-- > block * kWidth;) {
+      const Row row = b.rows[i];
+      const std::uint32_t result = b.results[i];
+      for (int j = 0; j < columns; ++j) {
+        Row st = state[j] << 1;
+        // An empty slot (row 0) is a free variable: 0 is as good as any value.
+        st |= static_cast<Row>(((result >> j) & 1) ^ Parity(st & row));
+        state[j] = st;
+      }
+    }
+    std::copy_n(state.begin(), columns, solution.begin() + layout.offset(block));
+  }
+  return solution;
+}
+
+// A built Ribbon's solution and how it was reached.
+template <class Row>
+struct Solved {
+  std::vector<Row> words;  // the blocks' column words, then the pad block
+  std::uint64_t seed = 0;  // the attempt seed that banded
+  int attempts = 0;
+  std::size_t redundant = 0;  // repeated keys (all-zero rows with a zero result)
+};
+
+// Bands (with retries) and back-substitutes: the whole construction, for any layout.
+template <class Row, int kWidth, class Layout>
+Solved<Row> Solve(std::span<const std::uint64_t> keys, std::uint64_t seed, int max_attempts,
+                  std::size_t slots, int result_bits, const Layout& layout, std::string_view name) {
+  Banding<Row, kWidth> banding;
+  Solved<Row> out;
+  out.attempts = BandWithRetries(banding, keys, seed, max_attempts, slots, result_bits, name,
+                                 out.seed);
+  out.words = BackSubstitute(banding, slots, result_bits, layout);
+  out.redundant = banding.redundant;
+  return out;
+}
+
+// The first `columns` parities of a key whose start is at bit o of `block`: its row c covers
+// Z[s .. s+w-1], bits o.. of this block's column words and the first o bits of the next
+// block's, which start `columns` words later (the next block keeps at least as many).
+template <class Row, int kWidth>
+inline std::uint64_t ParitiesAt(const Row* block, int columns, std::size_t o, Row c) {
+  // Shift the row once instead of every column word.
+  const Row c_here = c << o;
+  const Row c_next = (c >> 1) >> (kWidth - 1 - o);  // two shifts: o = 0 must give 0
+  std::uint64_t result = 0;
+  for (int j = 0; j < columns; ++j) {
+    result |= Parity((block[j] & c_here) ^ (block[columns + j] & c_next)) << j;
+  }
+  return result;
+}
+
+// Starts loading every cache line of a lookup's 2 columns words (two adjacent blocks).
+template <class Row>
+inline void PrefetchBlocks(const Row* block, int columns) {
+  const auto* first = reinterpret_cast<const char*>(block);
+  const auto* last = reinterpret_cast<const char*>(block + 2 * columns) - 1;
+  for (const char* line = first; line < last; line += 64) __builtin_prefetch(line);
+  __builtin_prefetch(last);
+}
 }  // namespace ribbon_detail
 
 template <int kWidth>
@@ -123,24 +270,13 @@ class Ribbon {
     f.slots_ = options.slots_override ? (options.slots_override + kWidth - 1) / kWidth * kWidth
                                       : SlotsFor(keys.size(), kOverhead);
     f.starts_ = f.slots_ - kWidth + 1;
-    Banding banding;
-    for (int attempt = 0; attempt < options.max_attempts; ++attempt) {
-      f.seed_ = static_detail::AttemptSeed(p.seed, attempt);
-      f.attempts_ = attempt + 1;
-      if (banding.Run(f, keys)) {
-        f.BackSubstitute(banding);
-        f.redundant_ = banding.redundant;
-        f.keys_ = keys.size() - banding.redundant;
-        return f;
-      }
-    }
-    throw BuildFailed(std::string(kName) + ": banding failed " +
-                      std::to_string(options.max_attempts) + " times for " +
-                      std::to_string(keys.size()) + " keys in " + std::to_string(f.slots_) +
-                      " slots");
+    f.solved_ = ribbon_detail::Solve<Row, kWidth>(keys, p.seed, options.max_attempts, f.slots_,
+                                                  f.r_, Columns{f.r_}, kName);
+    f.keys_ = keys.size() - f.solved_.redundant;
+    return f;
   }
 
-  bool contains(std::uint64_t key) const { return ContainsHash(HashKey(key, seed_)); }
+  bool contains(std::uint64_t key) const { return ContainsHash(HashKey(key, solved_.seed)); }
 
   // A lookup reads 2 r words from two adjacent blocks (2 r w / 8 bytes, 112 at w = 64, r = 7,
   // so two or three cache lines): the pipeline (core/batched.h) prefetches every line of that
@@ -149,12 +285,8 @@ class Ribbon {
     return PipelinedContains<8>(
         keys, out,
         [this](std::uint64_t key) {
-          const std::uint64_t h = HashKey(key, seed_);
-          const Row* block = &solution_[ReduceRange(h, starts_) / kWidth * r_];
-          const auto* first = reinterpret_cast<const char*>(block);
-          const auto* last = reinterpret_cast<const char*>(block + 2 * r_) - 1;
-          for (const char* line = first; line < last; line += 64) __builtin_prefetch(line);
-          __builtin_prefetch(last);
+          const std::uint64_t h = HashKey(key, solved_.seed);
+          ribbon_detail::PrefetchBlocks(&solved_.words[ReduceRange(h, starts_) / kWidth * r_], r_);
           return h;
         },
         [this](std::uint64_t h) { return ContainsHash(h); });
@@ -162,11 +294,11 @@ class Ribbon {
 
   std::size_t size_in_bytes() const { return slots_ / 8 * r_; }  // m r bits; not the pad block
   std::span<const std::uint8_t> bytes() const {
-    return {reinterpret_cast<const std::uint8_t*>(solution_.data()), size_in_bytes()};
+    return {reinterpret_cast<const std::uint8_t*>(solved_.words.data()), size_in_bytes()};
   }
   int result_bits() const { return r_; }
   std::size_t slots() const { return slots_; }
-  int build_attempts() const { return attempts_; }
+  int build_attempts() const { return solved_.attempts; }
   double overhead() const { return keys_ ? static_cast<double>(slots_) / keys_ - 1 : 0.0; }
 
   // r (1 + eps_w) whatever the blocks rounded m to; no keys, no bits per key.
@@ -177,113 +309,39 @@ class Ribbon {
       stat::kBuildAttempts,
       stat::kFingerprintBits,
       stat::kSlots,
-      {"overhead", "number", "ratio", "Ribbon: slots / n - 1"},
-      {"ribbon_width", "integer", "bits", "Ribbon: coefficient row width w (64 or 128)"},
-      {"redundant_rows", "integer", "rows", "Ribbon: repeated keys that banding found redundant"}};
+      ribbon_detail::kOverheadStat,
+      ribbon_detail::kWidthStat,
+      ribbon_detail::kRedundantRowsStat};
 
   void add_stats(Stats& s) const {
-    s.put("build_attempts", attempts_);
+    s.put("build_attempts", solved_.attempts);
     s.put("fingerprint_bits", r_);
     s.put("slots", slots_);
     s.put("overhead", overhead());
     s.put("ribbon_width", kWidth);
-    s.put("redundant_rows", redundant_);
+    s.put("redundant_rows", solved_.redundant);
   }
 
  private:
-  bool ContainsHash(std::uint64_t h) const {
-    const std::uint64_t s = ReduceRange(h, starts_);
-    const Row c = ribbon_detail::CoefficientsOf<Row>(h);
-    const std::size_t o = s % kWidth;
-    // Z[s + t] for t < w - o sits in this block at bit o + t, the rest in the next block at
-    // bit t - (w - o): shift the row once instead of every column word.
-    const Row c_here = c << o;
-    const Row c_next = (c >> 1) >> (kWidth - 1 - o);  // two shifts: o = 0 must give 0
-    const Row* block = &solution_[s / kWidth * r_];
-    std::uint64_t result = 0;
-    for (int j = 0; j < r_; ++j) {
-      result |= ribbon_detail::Parity((block[j] & c_here) ^ (block[r_ + j] & c_next)) << j;
-    }
-    return result == Fingerprint(h);
-  }
-
-  // The banding matrix: per slot, the pivot row stored there (0 = empty) and its result.
-  struct Banding {
-    std::vector<Row> rows;
-    std::vector<std::uint32_t> results;
-    std::vector<std::uint64_t> sorted;
-    std::vector<std::uint32_t> offsets;
-    std::size_t redundant = 0;
-
-    bool Run(const Ribbon& f, std::span<const std::uint64_t> keys) {
-      rows.assign(f.slots_, 0);
-      results.assign(f.slots_, 0);
-      redundant = 0;
-      // Sorting by start (start is monotone in the hash) makes banding walk the matrix
-      // front to back; buckets of ~w starts are fine enough for that.
-      static_detail::HashAndSortByBucket(keys, f.seed_,
-                                         std::max<std::uint64_t>(1, f.starts_ / kWidth), offsets,
-                                         sorted);
-      for (std::uint64_t h : sorted) {
-        std::uint64_t i = ReduceRange(h, f.starts_);
-        Row c = ribbon_detail::CoefficientsOf<Row>(h);
-        std::uint32_t result = static_cast<std::uint32_t>(f.Fingerprint(h));
-        for (;;) {
-          const Row pivot = rows[i];
-          if (pivot == 0) {
-            rows[i] = c;
-            results[i] = result;
-            break;
-          }
-          // Both rows have their leading 1 at slot i: eliminate it, move to the next 1.
-          c ^= pivot;
-          result ^= results[i];
-          if (c == 0) {
-            if (result != 0) return false;  // inconsistent: this seed cannot work
-            ++redundant;                    // a repeated key: nothing to store
-            break;
-          }
-          const int tz = ribbon_detail::CountTrailingZeros(c);
-          c >>= tz;
-          i += tz;
-        }
-      }
-      return true;
-    }
+  // Every block keeps all r columns.
+  struct Columns {
+    int r;
+    int columns(std::size_t) const { return r; }
+    std::size_t offset(std::size_t block) const { return block * r; }
   };
 
-  // Z from the last slot down: Z[i] = result[i] XOR <row[i], Z[i+1 .. i+w-1]>, per column.
-  // state[j] holds column j of Z[i .. i+w-1] (bit t = Z[i+t]), so each step is a shift, a
-  // masked parity and, at a block boundary, a store of the finished block.
-  void BackSubstitute(const Banding& b) {
-    solution_.assign((slots_ / kWidth + 1) * r_, 0);  // + one zero block: queries read s/w + 1
-    std::vector<Row> state(r_, 0);
-    for (std::size_t i = slots_; i-- > 0;) {
-      const Row row = b.rows[i];
-      const std::uint32_t result = b.results[i];
-      for (int j = 0; j < r_; ++j) {
-        Row st = state[j] << 1;
-        // An empty slot (row 0) is a free variable: 0 is as good as any value.
-        st |= static_cast<Row>(((result >> j) & 1) ^ ribbon_detail::Parity(st & row));
-        state[j] = st;
-      }
-      if (i % kWidth == 0) {
-        Row* block = &solution_[i / kWidth * r_];
-        for (int j = 0; j < r_; ++j) block[j] = state[j];
-      }
-    }
+  bool ContainsHash(std::uint64_t h) const {
+    const std::uint64_t s = ReduceRange(h, starts_);
+    return ribbon_detail::ParitiesAt<Row, kWidth>(&solved_.words[s / kWidth * r_], r_, s % kWidth,
+                                                  ribbon_detail::CoefficientsOf<Row>(h)) ==
+           static_detail::FingerprintOf(h, r_);
   }
 
-  std::uint64_t Fingerprint(std::uint64_t h) const { return static_detail::FingerprintOf(h, r_); }
-
   int r_ = 7;
-  std::uint64_t seed_ = 0;
   std::size_t slots_ = 0;
   std::uint64_t starts_ = 1;
   std::size_t keys_ = 0;
-  std::size_t redundant_ = 0;
-  int attempts_ = 0;
-  std::vector<Row> solution_;
+  ribbon_detail::Solved<Row> solved_;
 };
 
 using Ribbon64 = Ribbon<64>;

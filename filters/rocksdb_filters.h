@@ -421,9 +421,8 @@ class RocksDbFilter {
       stat::kHashProbes,
       {"blocks_512bit", "integer", "blocks", "RocksDB FastLocalBloom: 64-byte blocks"},
       {"ribbon_blocks", "integer", "blocks", "RocksDB Ribbon: 128-slot blocks"},
-      {"ribbon_columns", "integer", "bits", "RocksDB Ribbon: result bits of the wider blocks"},
-      {"ribbon_blocks_with_one_column_less", "integer", "blocks",
-       "RocksDB Ribbon: blocks with one result bit fewer"},
+      stat::kRibbonColumns,
+      stat::kRibbonBlocksWithOneColumnLess,
       {"ribbon_seed", "integer", "", "RocksDB Ribbon: the seed RocksDB's builder settled on"},
       stat::kFprModel,
       {"speed_note", "string", "", "why a filter's timings do not mean what they say"}};

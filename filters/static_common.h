@@ -142,51 +142,64 @@ class Peeler {
  public:
   // Peels the equations of `hashes` over `slots` slots; positions(h, out) writes the kArity
   // distinct slots of hash h with out[j] being position j. Returns false when a non-empty
-  // 2-core remains (or a slot's 6-bit key count would overflow), true when every key was
-  // removed; then order() lists (hash, position index) in removal order.
+  // 2-core remains (or a slot gathers 32 keys, on the way to its 6-bit count's overflow),
+  // true when every key was removed; then order() lists (hash, position index) in removal order.
   template <class Positions>
   bool Peel(std::span<const std::uint64_t> hashes, std::size_t slots, Positions positions) {
     counts_.assign(slots, 0);
     xors_.assign(slots, 0);
-    order_hash_.clear();
-    order_found_.clear();
-    order_hash_.reserve(hashes.size());
-    order_found_.reserve(hashes.size());
     std::array<std::uint32_t, kArity> p;
-    bool overflow = false;
+    // Every count ORed in as it grows: a slot reaching 32 keys (0x80) fails the attempt well
+    // before its 6-bit count could wrap at 64, for one OR per update instead of a compare.
+    std::uint8_t grown = 0;
     for (std::uint64_t h : hashes) {
       positions(h, p);
       for (int j = 0; j < kArity; ++j) {
-        overflow |= counts_[p[j]] >= 0xfc;  // 63 keys in one slot: the count would wrap
-        counts_[p[j]] += 4;
-        counts_[p[j]] ^= static_cast<std::uint8_t>(j);
+        std::uint8_t& c = counts_[p[j]];
+        c = static_cast<std::uint8_t>((c + 4) ^ j);
+        grown |= c;
         xors_[p[j]] ^= h;
       }
     }
-    if (overflow) return false;
+    if (grown >= 0x80) return false;
 
     // Depth-first: a slot freed by the key just removed is peeled next, while it is in cache.
-    stack_.clear();
+    // A slot is pushed once at most (when its count first reaches 1), so the stack never holds
+    // more than `slots`; pushes are branch-free (write, then advance when the count is 1),
+    // since whether a random slot's count just reached 1 cannot be predicted.
+    stack_.resize(slots + 1);
+    std::size_t top = 0;
     for (std::uint32_t i = 0; i < slots; ++i) {
-      if ((counts_[i] >> 2) == 1) stack_.push_back(i);
+      stack_[top] = i;
+      top += (counts_[i] >> 2) == 1;
     }
-    while (!stack_.empty()) {
-      const std::uint32_t i = stack_.back();
-      stack_.pop_back();
-      if ((counts_[i] >> 2) != 1) continue;  // emptied since it was pushed
+    order_hash_.resize(hashes.size());
+    order_found_.resize(hashes.size());
+    std::size_t removed = 0;
+    while (top > 0) {
+      const std::uint32_t i = stack_[--top];
+      const std::uint8_t count = counts_[i];
+      if ((count >> 2) != 1) continue;  // emptied since it was pushed
       const std::uint64_t h = xors_[i];
-      const int found = counts_[i] & 3;
-      order_hash_.push_back(h);
-      order_found_.push_back(static_cast<std::uint8_t>(found));
+      const int found = count & 3;
+      order_hash_[removed] = h;
+      order_found_[removed] = static_cast<std::uint8_t>(found);
+      ++removed;
       positions(h, p);
-      for (int j = 0; j < kArity; ++j) {
-        counts_[p[j]] -= 4;
-        counts_[p[j]] ^= static_cast<std::uint8_t>(j);
-        xors_[p[j]] ^= h;
-        if (j != found && (counts_[p[j]] >> 2) == 1) stack_.push_back(p[j]);
+      // The key leaves its other slots, in ascending position order (the removal order, hence
+      // the filter's bytes, are those of a loop over every j skipping `found`); its own slot is
+      // never popped again, so it is left as it is.
+      for (int t = 0; t < kArity - 1; ++t) {
+        const int j = kOthers[found][t];
+        const std::uint32_t slot = p[j];
+        const auto c = static_cast<std::uint8_t>((counts_[slot] - 4) ^ j);
+        counts_[slot] = c;
+        xors_[slot] ^= h;
+        stack_[top] = slot;
+        top += (c >> 2) == 1;
       }
     }
-    return order_hash_.size() == hashes.size();
+    return removed == hashes.size();
   }
 
   // Solves the slots in reverse removal order: a key's own slot is still zero when its turn
@@ -210,6 +223,18 @@ class Peeler {
   std::vector<std::uint32_t> stack_;
   std::vector<std::uint64_t> order_hash_;
   std::vector<std::uint8_t> order_found_;
+
+  // kOthers[found]: the positions other than `found`, ascending.
+  static constexpr std::array<std::array<int, kArity - 1>, kArity> kOthers = [] {
+    std::array<std::array<int, kArity - 1>, kArity> others{};
+    for (int found = 0; found < kArity; ++found) {
+      int t = 0;
+      for (int j = 0; j < kArity; ++j) {
+        if (j != found) others[found][t++] = j;
+      }
+    }
+    return others;
+  }();
 };
 
 }  // namespace amq::static_detail

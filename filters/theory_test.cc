@@ -108,6 +108,20 @@ TEST(TheoryBitsPerKey, RibbonIsROnePlusOverhead) {
   ExpectRibbonTheoryIsTheOverhead<Ribbon128>();
 }
 
+// Ribbon with fractional result bits, at 1%: (1 + eps_w)(lo + q) = 1.05 (6 + 0.72). The slots
+// round up to whole blocks and the split to a whole block: < (lo + 2) w / n together.
+TEST(TheoryBitsPerKey, RibbonFracIsTheFormulaAtTheTarget) {
+  constexpr std::size_t n = kStaticKeys;
+  const auto keys = KeysForTheory(n);
+  const FilterParams p = filter_tests::Params(n, 0.01, 0.0);
+  StaticBuildOptions twice;
+  twice.slots_override = 2 * RibbonFrac::SlotsFor(n, RibbonFrac::kOverhead);
+  const RibbonFrac sized = RibbonFrac::build(keys, p);
+  ExpectTheoryFromTheTarget(sized, RibbonFrac::build(keys, p, twice), n,
+                            8.0 * RibbonFrac::kRibbonWidth / n);
+  EXPECT_NEAR(sized.theory().bits_per_key, 1.05 * 6.72, 1e-12);
+}
+
 // Cuckoo: f / L at the requested load. 3840 keys at L = 15/16 need exactly 2^10 buckets of 4.
 TEST(TheoryBitsPerKey, CuckooIsFOverTheRequestedLoad) {
   constexpr std::size_t n = 3840;

@@ -83,7 +83,7 @@ class MicroPlan : public ExperimentPlan {
       if (!filter) continue;
       const auto bytes = ExtrapolatedBuildBytes(n, [&](std::uint64_t divisor) {
         const FilterParams scaled =
-            MicroFilterParams(static_cast<std::size_t>((n + divisor - 1) / divisor));
+            MicroFilterParams(static_cast<std::size_t>((n + divisor - 1) / divisor), filter->family);
         return MeasureBuildBytesOnce(filter->name, filter->measure_build_bytes, scaled,
                                      scaled.capacity);
       });

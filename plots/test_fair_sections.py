@@ -112,3 +112,44 @@ def test_locality_is_judged_against_the_seeds_table():
     assert results.verdicts("seed 002: a quotient") == [stats.CONTRADICTED]  # 0.6 lines over: beyond 2 × 0.25
     assert results.verdicts("seed 002: a xor") == []  # not in the seed's table: shown, not judged
     assert "| xor |" in text
+
+
+def ribbon_row(name, target, bits, fpr):
+    return {"filter": name, "family": "ribbon", "target_fpr": target, "bits_per_key": bits, "fpr": fpr,
+            "fpr_theory": fpr, "build_failed": False}
+
+
+def test_ribbon_frac_curve_meets_eps_with_fractional_bits():
+    import theory
+    assert theory.ribbon_frac(0.01) == pytest.approx(1.05 * 6.72)
+    # A whole log2(1/ε): the standard Ribbon's r (1 + ε_w), no wide blocks.
+    assert theory.ribbon_frac(2.0 ** -7) == pytest.approx(theory.ribbon(2.0 ** -7))
+    assert theory.ribbon_frac(2.0 ** -7.5) == pytest.approx(1.05 * (9 - 2 ** 0.5))
+
+
+def test_sweep_judges_ribbon_frac_against_ribbon_exactly():
+    from sections import sweep
+    rows = [ribbon_row("ribbon", 0.01, 7.35, 0.0078), ribbon_row("ribbon_frac", 0.01, 7.06, 0.0100),
+            ribbon_row("ribbon", 2 ** -8, 8.40, 0.0039), ribbon_row("ribbon_frac", 2 ** -8, 8.40, 0.0039)]
+    results = Records({})
+    lines = sweep.ribbon_fractional(results, pd.DataFrame(rows))
+    assert "ε = 0.01: 7.06 against 7.35 (-3.9%)" in lines[0]
+    assert results.verdicts("ribbon_frac never") == [stats.REPRODUCED]
+    rows[1]["bits_per_key"] = 7.40
+    results = Records({})
+    sweep.ribbon_fractional(results, pd.DataFrame(rows))
+    assert results.verdicts("ribbon_frac never") == [stats.CONTRADICTED]
+
+
+def test_one_percent_sets_ribbon_frac_beside_rocksdb_like_for_like():
+    frame = pd.DataFrame([ribbon_row("ribbon", 0.01, 7.35, 0.0078), ribbon_row("ribbon_frac", 0.01, 7.06, 0.0101)])
+    results = Records({})
+    lines = one_percent.ribbon_fractional(results, frame)
+    assert lines[0].startswith("Fractional result bits: ribbon_frac 7.06 bits/key at FPR 1.010%")
+    assert "3.9% fewer bits" in lines[0]
+    assert results.verdicts("RocksDB 7.8 Standard128Ribbon") == [stats.REPRODUCED]
+    # An FPR far from RocksDB's 0.997% is not judged.
+    frame.loc[1, "fpr"] = 0.0078
+    results = Records({})
+    assert "not like for like" in one_percent.ribbon_fractional(results, frame)[-1]
+    assert results.checks == []

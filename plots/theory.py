@@ -112,6 +112,14 @@ def ribbon(eps, overhead: float = 0.05):
     return (1.0 + overhead) * lower_bound(eps)
 
 
+def ribbon_frac(eps, overhead: float = 0.05):
+    """Ribbon w=128 with fractional result bits (filters/ribbon_frac.h): lo = ⌊log2(1/ε)⌋ columns,
+    lo + 1 in the share q = 2 − 2^(lo+1)·ε of starts that meets ε exactly; (1 + overhead)(lo + q)."""
+    lower = np.floor(lower_bound(eps))
+    share = 2.0 - np.exp2(lower + 1.0) * np.asarray(eps, dtype=float)
+    return (1.0 + overhead) * (lower + share)
+
+
 # family -> (label, bits/key as a function of ε)
 CURVES = {
     "bloom": ("Bloom 1.44·log2(1/ε)", bloom),
@@ -128,6 +136,7 @@ FILTER_CURVES = {
     "blocked_bloom": CURVES["blocked_bloom"],
     "binary_fuse_4wise": ("binary fuse 4-wise 1.075·log2(1/ε) (n = 10^6)",
                           lambda e: binary_fuse(e, size_factor=1.075)),
+    "ribbon_frac": ("Ribbon w=128 fractional 1.05·(lo + q)", ribbon_frac),
 }
 
 

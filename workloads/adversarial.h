@@ -28,7 +28,7 @@
 //   binary_fuse*     HashKey, AttemptSeed. h0: top bits; p1: bits 18 up; p2: the low bits;
 //                    4-wise p3 and the fingerprint: top bits of multiples of h.
 //   ribbon, ribbon64 HashKey, AttemptSeed. Start: top bits. Coefficients and result bits:
-//                    multiples and mixes of all of h.
+//   ribbon_frac      multiples and mixes of all of h.
 //   cuckoo_4x1/2x4,  h = HashKey, SpreadSeed, mixed again per use: table t's bucket is the top
 //   acf_*            bits of MurmurMix64(h + C (t + 1)), fingerprint variant v the top bits of
 //                    MurmurMix64(h ^ C' (v + 1)) - each word inverted in turn.

@@ -9,7 +9,7 @@ import numpy as np
 import reference
 import stats
 import theory
-from report_format import table
+from report_format import pct, table
 from result_set import ResultSet
 from sections import common
 
@@ -73,6 +73,28 @@ def curve_gap(row: dict) -> float:
     return row["bits_per_key"] / float(np.atleast_1d(curve[1](row["fpr_theory"]))[0]) - 1
 
 
+def ribbon_fractional(results: ResultSet, built) -> list[str]:
+    """ribbon_frac against ribbon at each target both ran: equal at a whole log2(1/ε), fewer bits
+    between (filters/ribbon_frac.h); judged on the largest ratio over the sweep, exactly."""
+    pairs = built[built["filter"].isin(["ribbon", "ribbon_frac"])].pivot_table(
+        index="target_fpr", columns="filter", values=["bits_per_key", "fpr"])
+    if pairs.empty or "ribbon_frac" not in pairs["bits_per_key"] or "ribbon" not in pairs["bits_per_key"]:
+        return []
+    pairs = pairs.dropna().sort_index(ascending=False)
+    if pairs.empty:
+        return []
+    bits, fpr = pairs["bits_per_key"], pairs["fpr"]
+    ratio = bits["ribbon_frac"] / bits["ribbon"]
+    worst = ratio.idxmax()
+    listed = "; ".join(f"ε = {t:g}: {bits.loc[t, 'ribbon_frac']:.2f} against {bits.loc[t, 'ribbon']:.2f}"
+                       f" ({100 * (ratio[t] - 1):+.1f}%), FPR {pct(fpr.loc[t, 'ribbon_frac'])} against"
+                       f" {pct(fpr.loc[t, 'ribbon'])}" for t in pairs.index)
+    return [f"ribbon_frac against ribbon, bits/key at each target: {listed}.",
+            results.check(SECTION, "ribbon_frac never takes more bits/key than ribbon at the same ε",
+                          f"largest ratio {ratio[worst]:.4f} (at ε = {worst:g})",
+                          stats.verdict(ratio[worst], 1.0, claim="at_most"), "exact").prose]
+
+
 def render(results: ResultSet) -> str | None:
     frame = results.frame(EXPERIMENT)
     if frame is None or frame.empty:
@@ -97,6 +119,7 @@ def render(results: ResultSet) -> str | None:
     lines = [*crossover_checks(results, built),
              common.fpr_chance_check(results, SECTION, built).prose,
              common.false_negative_check(results, SECTION, built).prose]
+    lines += ribbon_fractional(results, built)
     return "\n".join([
         *common.heading(results, EXPERIMENT),
         "Bits/key measured at each target ε. Each filter is judged against its family's theory curve"
