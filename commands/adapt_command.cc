@@ -64,7 +64,8 @@ int AdaptCommand(const Args& args) {
       ("help,h", "this text")
       ("filter", po::value(&filters_text)->default_value("all"),
        "filters, comma separated, or 'all': acf_cyclic, acf_cyclic_ranges, acf_swapping, "
-       "acf_cuckooing, acf_cuckooing_ff, and the controls cuckoo_4x1, cuckoo_2x4 (adaptation off)")
+       "acf_cuckooing, acf_cuckooing_ff, acf_cuckooing_2x4, and the controls cuckoo_4x1, "
+       "cuckoo_2x4 (adaptation off)")
       ("experiment", po::value(&experiment)->default_value("synthetic"),
        "synthetic | trace | adversarial (--trace implies trace)")
       ("slots", po::value(&slots)->default_value(slots),
@@ -73,7 +74,7 @@ int AdaptCommand(const Args& args) {
        "bits per slot, comma list, each in 4 .. 32 (the Cyclic ACF's selector bits come out of these)")
       ("selector-bits", po::value(&selector_bits)->default_value(2),
        "Cyclic ACFs: hash-selector bits s, 1 .. 4, leaving at least 2 fingerprint bits")
-      ("tables", po::value(&tables)->default_value(4), "Cuckooing ACF: tables k, 2 .. 8")
+      ("tables", po::value(&tables)->default_value(4), "1-slot Cuckooing ACFs: tables k, 2 .. 8")
       ("max-load", po::value(&max_load)->default_value(0.95), "share of the slots S fills, in (0, 1)")
       ("as-ratio", po::value(&ratio_text)->default_value(ratio_text),
        "synthetic: |A| / |S|, comma list, each > 0")

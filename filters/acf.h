@@ -27,12 +27,27 @@
 //   acf_cuckooing_ff   k x 1   as acf_cuckooing                   as acf_cuckooing, but each
 //                                                                 moved element first takes a
 //                                                                 free slot in any other table
+//   acf_cuckooing_2x4  2 x 4   f-bit fingerprint h(x)             move to table beta+1 mod 2:
+//                                                                 a free slot of that bucket,
+//                                                                 else evict a random occupant,
+//                                                                 which moves on; max_moves,
+//                                                                 then rebuild (new seed)
 //
 // Why acf_cuckooing_ff: at 95% load a literal beta+1 chain (b = 1) ends only when the next
 // table's slot is free (~5%): ~40 moves per fix measured at 2^14..2^16 slots. Every moved
 // element lands on a slot other flows probe, so a fix creates ~moves * 4 alpha (|A|/|S|) / R
 // new false-positive flows. Letting each pushed element take any free slot of its own, as an
 // insert does, shortens the chain (a free slot among 3 tables: ~14% per step).
+//
+// Why acf_cuckooing_2x4: seed 001 defines the Cuckooing ACF for any b (a moved element takes an
+// empty slot of its next bin, else pushes out one of the bin's elements), but the k x 1 layout
+// above is the only one the comparison with Cyclic and Swapping measured. This one has
+// acf_swapping's 2 x 4 geometry, so the two fixes meet at the same slots, bits and probes per
+// query (d b = 8: twice the 4 x 1 layouts' static FPR at the same f). The evicted occupant is
+// drawn at random (seeded), as an insert's random walk draws it: a fixed choice (say slot 0)
+// makes the chain deterministic, so a loop once entered repeats until max_moves; a random one
+// lets the walk leave it. The chain ends at the first bucket with a free slot. Its table count is fixed at 2 (as acf_swapping's; d b must stay
+// within kMaxCandidates).
 //
 // Theory, load alpha = stored / slots, a fingerprint range of R nonzero values:
 //   FPR (static)  = 1 - (1 - 1/R)^(d b alpha)  ~ d b alpha / 2^f,  R = 2^f - 1 for the
@@ -90,7 +105,8 @@ enum class AcfKind {
   kCyclicRanges,
   kSwapping,
   kCuckooing,
-  kCuckooingFirstFree
+  kCuckooingFirstFree,
+  kCuckooing2x4
 };
 
 // The adapt command's sizing: the geometry is given directly so every variant can be put at
@@ -99,7 +115,7 @@ struct AcfParams {
   std::size_t slots = std::size_t{1} << 16;  // rounded up to a multiple of d*b
   int bits_per_slot = 8;                     // 4 .. 32
   int selector_bits = -1;  // Cyclic ACFs: 1 .. 4 (-1 = default 2); must be 0 or -1 otherwise
-  int tables = 0;          // Cuckooing ACF: k in 2 .. 8 (0 = 4); others fix d
+  int tables = 0;          // 1-slot Cuckooing ACFs: k in 2 .. 8 (0 = 4); others fix d
   std::uint64_t seed = 0;
   int max_kicks = 500;  // insert: evictions before giving up
   int max_moves = 500;  // Cuckooing ACF: moves of one fix before the table is rebuilt
@@ -144,6 +160,8 @@ constexpr std::string_view NameFor(AcfKind k) {
       return "acf_cuckooing";
     case AcfKind::kCuckooingFirstFree:
       return "acf_cuckooing_ff";
+    case AcfKind::kCuckooing2x4:
+      return "acf_cuckooing_2x4";
   }
   return "";
 }
@@ -169,6 +187,9 @@ constexpr std::string_view ParametersFor(AcfKind k) {
     case AcfKind::kCuckooingFirstFree:
       return "as acf_cuckooing, but a moved element takes a free slot in any of its other "
              "tables before pushing on; --fpr eps: f = ceil(log2(4/eps))";
+    case AcfKind::kCuckooing2x4:
+      return "2 x 4, f-bit fingerprints, fix = move to the other table's bucket (a free slot, "
+             "else evict a random occupant, which moves on); --fpr eps: f = ceil(log2(8/eps))";
   }
   return "";
 }
@@ -180,10 +201,16 @@ class AdaptiveCuckoo {
  public:
   static constexpr bool kAdaptive = kKind != AcfKind::kCuckoo4x1 && kKind != AcfKind::kCuckoo2x4;
   static constexpr bool kCyclicKind = kKind == AcfKind::kCyclic || kKind == AcfKind::kCyclicRanges;
-  static constexpr bool kCuckooingKind =
-      kKind == AcfKind::kCuckooing || kKind == AcfKind::kCuckooingFirstFree;
+  static constexpr bool kCuckooingKind = kKind == AcfKind::kCuckooing ||
+                                         kKind == AcfKind::kCuckooingFirstFree ||
+                                         kKind == AcfKind::kCuckooing2x4;
   static constexpr int kSlotsPerBucket =
-      (kKind == AcfKind::kCuckoo2x4 || kKind == AcfKind::kSwapping) ? 4 : 1;
+      (kKind == AcfKind::kCuckoo2x4 || kKind == AcfKind::kSwapping ||
+       kKind == AcfKind::kCuckooing2x4)
+          ? 4
+          : 1;
+  // The 1-slot Cuckooing ACFs take a table count k; the 4-slot layouts keep d = 2.
+  static constexpr bool kTakesTables = kCuckooingKind && kSlotsPerBucket == 1;
   static constexpr int kDefaultTables = kSlotsPerBucket == 4 ? 2 : 4;
   static constexpr int kDefaultSelectorBits = kCyclicKind ? 2 : 0;
   static constexpr int kMaxTables = 8;
@@ -213,7 +240,7 @@ class AdaptiveCuckoo {
     }
     const int d = TablesOf(p);
     if (d < 2 || d > kMaxTables) return "tables must be in 2 .. 8";
-    if (!kCuckooingKind && d != kDefaultTables) {
+    if (!kTakesTables && d != kDefaultTables) {
       return std::string(kName) + " has a fixed table count";
     }
     if (p.max_kicks < 1 || p.max_moves < 1) return "max kicks and max moves must be >= 1";
@@ -426,7 +453,7 @@ class AdaptiveCuckoo {
     return p.selector_bits < 0 ? kDefaultSelectorBits : p.selector_bits;
   }
   static int TablesOf(const AcfParams& p) {
-    return kCuckooingKind && p.tables > 0 ? p.tables : kDefaultTables;
+    return kTakesTables && p.tables > 0 ? p.tables : kDefaultTables;
   }
 
   int ranges() const { return kCyclicKind ? 1 << selector_bits_ : 1; }
@@ -559,15 +586,22 @@ class AdaptiveCuckoo {
     remote_.clear(slot);
   }
 
+  static constexpr std::size_t kNoSlot = ~std::size_t{0};
+  // The first free slot of the bucket starting at `base`, or kNoSlot if it is full.
+  std::size_t FreeSlotIn(std::size_t base) const {
+    for (int j = 0; j < kSlotsPerBucket; ++j) {
+      if (slots_.get(base + j) == 0) return base + j;
+    }
+    return kNoSlot;
+  }
+
   bool PlaceInAnyEmpty(std::uint64_t key, std::uint64_t h, int except_table) {
     for (int t = 0; t < tables_; ++t) {
       if (t == except_table) continue;
-      const std::size_t base = SlotOf(t, Bucket(h, t), 0);
-      for (int j = 0; j < kSlotsPerBucket; ++j) {
-        if (slots_.get(base + j) == 0) {
-          SetSlot(base + j, Fresh(h, base + j), key);
-          return true;
-        }
+      const std::size_t vacant = FreeSlotIn(SlotOf(t, Bucket(h, t), 0));
+      if (vacant != kNoSlot) {
+        SetSlot(vacant, Fresh(h, vacant), key);
+        return true;
       }
     }
     return false;
@@ -646,9 +680,11 @@ class AdaptiveCuckoo {
     }
   }
 
-  // The Cuckooing ACF's fix: the colliding element x leaves table beta for table beta+1 mod k;
-  // an occupant there moves on to its own next table, and so on. The chain is deterministic,
-  // so it can loop: after max_moves it is undone and the table is rebuilt with a new seed.
+  // The Cuckooing ACF's fix: the colliding element x leaves table beta for table beta+1 mod k,
+  // taking a free slot of its bucket there if one exists; else an occupant of that bucket
+  // (the only one when b = 1, a random one when b > 1) moves on to its own next table, and so
+  // on. The chain can loop (with b = 1 it is deterministic): after max_moves it is undone and
+  // the table is rebuilt with a new seed.
   void CuckooMove(std::size_t slot) {
     path_.clear();
     std::uint64_t x = remote_.key(slot);
@@ -668,14 +704,18 @@ class AdaptiveCuckoo {
         }
       }
       t = (t + 1) % tables_;
-      const std::size_t next = SlotOf(t, Bucket(h, t), 0);
+      const std::size_t base = SlotOf(t, Bucket(h, t), 0);
       ++counters_.moves;
-      if (!remote_.used(next)) {
-        path_.push_back({next, 0, 0});
-        SetSlot(next, Fresh(h, next), x);
+      if (const std::size_t vacant = FreeSlotIn(base); vacant != kNoSlot) {
+        path_.push_back({vacant, 0, 0});
+        SetSlot(vacant, Fresh(h, vacant), x);
         path_.clear();
         return;
       }
+      // With b = 1 no random number is drawn, so the 1-slot kinds' chains (and every result
+      // measured with them) are as before the 4-slot kind existed.
+      std::size_t next = base;
+      if constexpr (kSlotsPerBucket > 1) next += rng_.Next() % kSlotsPerBucket;
       const std::uint64_t y = remote_.key(next);
       ++counters_.remote_reads_for_adaptation;
       path_.push_back({next, slots_.get(next), y});
@@ -756,6 +796,7 @@ using AcfCyclicRanges = AdaptiveCuckoo<AcfKind::kCyclicRanges>;
 using AcfSwapping = AdaptiveCuckoo<AcfKind::kSwapping>;
 using AcfCuckooing = AdaptiveCuckoo<AcfKind::kCuckooing>;
 using AcfCuckooingFirstFree = AdaptiveCuckoo<AcfKind::kCuckooingFirstFree>;
+using AcfCuckooing2x4 = AdaptiveCuckoo<AcfKind::kCuckooing2x4>;
 
 
 }  // namespace amq

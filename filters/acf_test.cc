@@ -21,7 +21,7 @@ namespace {
 
 static_assert(DynamicFilter<Cuckoo4x1> && DynamicFilter<Cuckoo2x4> && DynamicFilter<AcfCyclic> &&
               DynamicFilter<AcfCyclicRanges> && DynamicFilter<AcfSwapping> &&
-              DynamicFilter<AcfCuckooing>);
+              DynamicFilter<AcfCuckooing> && DynamicFilter<AcfCuckooing2x4>);
 static_assert(HasLoadFactor<AcfCyclic> && HasStats<AcfCuckooing>);
 
 constexpr std::size_t kSlots = std::size_t{1} << 14;
@@ -77,7 +77,7 @@ struct AsTestTypes<std::tuple<Ts...>> {
   using type = ::testing::Types<Ts...>;
 };
 using Kinds = AsTestTypes<decltype(AdaptiveTuple(AllFilters{}))>::type;
-static_assert(std::tuple_size_v<decltype(AdaptiveTuple(AllFilters{}))> == 7);
+static_assert(std::tuple_size_v<decltype(AdaptiveTuple(AllFilters{}))> == 8);
 TYPED_TEST_SUITE(AcfEveryKind, Kinds, KindNames);
 
 TYPED_TEST(AcfEveryKind, FillsTo95PercentWithoutFailures) {
@@ -132,11 +132,12 @@ TYPED_TEST(AcfEveryKind, StaticFprMatchesTheory) {
   }
 }
 
-// The controls against the reference formula written out independently of the class:
-// FPR = 1 - (1 - 2^-f)^(d b alpha) with f the whole slot (value 0 reserved for "empty" makes
-// the per-slot rate 1/(2^f - 1); at these sample sizes the two are inside the same band).
+// The controls (and, before any adaptation, every ACF without selector bits) against the
+// reference formula written out independently of the class: FPR = 1 - (1 - 2^-f)^(d b alpha)
+// with f the whole slot (value 0 reserved for "empty" makes the per-slot rate 1/(2^f - 1); at
+// these sample sizes the two are inside the same band).
 template <class F>
-void ExpectControlMatchesReference(int bits) {
+void ExpectStaticMatchesReference(int bits) {
   F filter(Geometry(bits, 4));
   Fill(filter, 4);
   const auto negatives = UniformKeys(4, KeyStream::kNonMembers, 2000000);
@@ -154,9 +155,15 @@ void ExpectControlMatchesReference(int bits) {
 
 TEST(AcfControls, FprMatchesReferenceFormulaAtTwoWidths) {
   for (int bits : {8, 12}) {
-    ExpectControlMatchesReference<Cuckoo4x1>(bits);
-    ExpectControlMatchesReference<Cuckoo2x4>(bits);
+    ExpectStaticMatchesReference<Cuckoo4x1>(bits);
+    ExpectStaticMatchesReference<Cuckoo2x4>(bits);
   }
+}
+
+// The 4-slot Cuckooing ACF fills like cuckoo_2x4 (same insert, same d b = 8 probes): its FPR
+// before any query is the same formula at d b = 8, at a fixed seed.
+TEST(AcfCuckooing2x4, StaticFprMatchesReferenceFormulaAtTwoWidths) {
+  for (int bits : {8, 12}) ExpectStaticMatchesReference<AcfCuckooing2x4>(bits);
 }
 
 // Flows asked again and again: a control pays the same false positives on every pass (it is
@@ -225,10 +232,18 @@ TEST(AcfFixes, SwappingRepeatRateIsTwoSlotsOverTheRange) {
   ExpectFixesStick<AcfSwapping>(1.95 / 255);
 }
 
-TEST(AcfFixes, CuckooingRepeatRateIsNearZero) {
-  // x leaves q's probe set for good; only an element pushed into one of q's four slots by the
-  // chain, or a rebuild, can bring the false positive back: a few in 10^3 per fix.
-  AcfCuckooing filter(Geometry(8, 6));
+// x leaves q's probe set for good; only an element pushed into one of q's slots by the chain
+// (4 slots with 4 x 1, 8 with 2 x 4), or a rebuild, can bring the false positive back: a few in
+// 10^3 per fix. With 2 x 4, x moves into q's bucket of the other table only if q's two buckets
+// are x's two (probability 1/N per fix), and each pushed element lands in one of q's buckets
+// with probability about 1/N and then collides with probability 1/R.
+template <class F>
+class AcfCuckooingLayouts : public ::testing::Test {};
+using CuckooingLayouts = ::testing::Types<AcfCuckooing, AcfCuckooing2x4>;
+TYPED_TEST_SUITE(AcfCuckooingLayouts, CuckooingLayouts, KindNames);
+
+TYPED_TEST(AcfCuckooingLayouts, RepeatRateIsNearZero) {
+  TypeParam filter(Geometry(8, 6));
   Fill(filter, 6);
   const auto flows = UniformKeys(6, KeyStream::kNonMembers, 400000);
   std::size_t fixed_queries = 0, repeats = 0;
@@ -239,6 +254,7 @@ TEST(AcfFixes, CuckooingRepeatRateIsNearZero) {
   }
   ASSERT_GT(fixed_queries, 3000u);
   EXPECT_LE(repeats, fixed_queries / 100) << repeats << " of " << fixed_queries;
+  EXPECT_EQ(filter.CheckConsistency(), "");
 }
 
 // The Cyclic ACF's own limit: with s selector bits a slot has 2^s fingerprints, so 2^s fixes
@@ -279,12 +295,52 @@ TEST(AcfCyclic, SelectorWrapsAroundAndTheOldFalsePositiveReturns) {
   EXPECT_EQ(filter.CheckConsistency(), "");
 }
 
-// A Cuckooing ACF allowed a single move per fix rebuilds on most fixes at 95% load; every
-// rebuild must re-insert every key from the remote store.
-TEST(AcfCuckooing, RebuildsKeepEveryKey) {
+// The 4-slot fix, step by step: a false positive colliding in one slot of table t sends that
+// slot's element x to its bucket in the other table (into a free slot there, or evicting an
+// occupant that moves on); q stops being a false positive, and x is still found.
+TEST(AcfCuckooing2x4, FixMovesTheElementToItsOtherTable) {
+  AcfCuckooing2x4 filter(Geometry(8, 11));
+  const auto keys = Fill(filter, 11);
+  const auto candidates = UniformKeys(11, KeyStream::kNonMembers, 200000);
+  int checked = 0;
+  for (std::uint64_t q : candidates) {
+    const auto hits = filter.colliding_slots(q);
+    if (hits.size() != 1) continue;
+    const std::uint64_t x = filter.remote().key(hits[0]);
+    const int from = static_cast<int>(hits[0] / (filter.slots() / 2));  // 2 tables, equal halves
+    const std::uint64_t rebuilds = filter.counters().rebuilds;
+    ASSERT_EQ(filter.query_and_adapt(q).fixed, 1);
+    if (filter.counters().rebuilds != rebuilds) continue;  // new hash functions: nothing to trace
+    bool in_other_table = false;
+    for (int j = 0; j < AcfCuckooing2x4::kSlotsPerBucket; ++j) {
+      const std::size_t slot = filter.candidate_slot(x, 1 - from, j);
+      in_other_table |= filter.remote().used(slot) && filter.remote().key(slot) == x;
+    }
+    EXPECT_TRUE(in_other_table) << "fix " << checked;
+    EXPECT_FALSE(filter.contains(q)) << "fix " << checked;
+    if (++checked == 200) break;
+  }
+  EXPECT_EQ(checked, 200);
+  EXPECT_GT(filter.counters().moves, filter.counters().adaptations) << "some fixes evicted";
+  ExpectHoldsAll(filter, keys);
+}
+
+// Its table count is fixed at 2, as acf_swapping's: the suites' tables = 4 (meant for the
+// 1-slot Cuckooing ACFs) leaves it at 2 x 4 beside acf_swapping.
+TEST(AcfCuckooing2x4, KeepsTwoTables) {
+  AcfParams p = Geometry(8, 1);
+  p.tables = 4;
+  EXPECT_EQ(AcfCuckooing2x4(p).tables(), 2);
+  EXPECT_EQ(AcfCuckooing(p).tables(), 4);
+  static_assert(!AcfCuckooing2x4::kTakesTables && AcfCuckooing::kTakesTables);
+}
+
+// A Cuckooing ACF allowed a single move per fix rebuilds whenever the next bucket is full
+// (most fixes at 95% load); every rebuild must re-insert every key from the remote store.
+TYPED_TEST(AcfCuckooingLayouts, RebuildsKeepEveryKey) {
   AcfParams p = Geometry(8, 8);
   p.max_moves = 1;
-  AcfCuckooing filter(p);
+  TypeParam filter(p);
   const auto keys = Fill(filter, 8);
   const auto flows = UniformKeys(8, KeyStream::kNonMembers, 100000);
   for (std::uint64_t q : flows) filter.query_and_adapt(q);
@@ -293,8 +349,8 @@ TEST(AcfCuckooing, RebuildsKeepEveryKey) {
   ExpectHoldsAll(filter, keys);
 }
 
-TEST(AcfCuckooing, DefaultChainsRarelyRebuild) {
-  AcfCuckooing filter(Geometry(8, 9));
+TYPED_TEST(AcfCuckooingLayouts, DefaultChainsRarelyRebuild) {
+  TypeParam filter(Geometry(8, 9));
   const auto keys = Fill(filter, 9);
   const auto flows = UniformKeys(9, KeyStream::kNonMembers, 200000);
   for (int pass = 0; pass < 3; ++pass) {

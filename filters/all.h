@@ -32,7 +32,7 @@ using AllFilters = TypeList<Bloom, BlockedBloom, Cuckoo<0>, Cuckoo<8>, Cuckoo<12
                             BinaryFuse16x4, BinaryFuse<0, 4>, Ribbon128, Ribbon64, RibbonFrac,
                             QuotientFilter, Rsqf, Cqf,
                             Cuckoo4x1, Cuckoo2x4, AcfCyclic, AcfCyclicRanges, AcfSwapping,
-                            AcfCuckooing, AcfCuckooingFirstFree
+                            AcfCuckooing, AcfCuckooingFirstFree, AcfCuckooing2x4
 #ifdef AMQ_HAVE_LEVELDB
                             ,
                             LevelDbBloom

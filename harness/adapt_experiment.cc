@@ -346,8 +346,9 @@ Json Adversarial(const AdversarialSpec& spec) {
 
 template <class F>
 AdaptEntry EntryFor() {
-  return AdaptEntry{F::kName,      F::kAdaptive, F::kCyclicKind,  F::kCuckooingKind,
-                    &Synthetic<F>, &Trace<F>,    &Adversarial<F>, &InvalidFor<F>};
+  return AdaptEntry{F::kName,      F::kAdaptive,    F::kCyclicKind,
+                    F::kCuckooingKind, F::kTakesTables, &Synthetic<F>,
+                    &Trace<F>,      &Adversarial<F>, &InvalidFor<F>};
 }
 
 // Every filter of the one list that has the capability, in the list's order.

@@ -36,7 +36,7 @@ struct AdaptGeometry {
   std::size_t slots = std::size_t{1} << 16;
   int bits_per_slot = 8;
   int selector_bits = 2;  // the Cyclic ACFs only; the others get 0
-  int tables = 4;         // the Cuckooing ACF only
+  int tables = 4;         // the 1-slot Cuckooing ACFs only
   double max_load = 0.95;
   int max_kicks = 500;
   int max_moves = 500;
@@ -87,7 +87,8 @@ struct AdaptEntry {
   std::string_view name;
   bool adaptive;   // false for the static controls (adaptation off)
   bool cyclic;     // takes selector bits
-  bool cuckooing;  // takes a table count and max moves
+  bool cuckooing;  // takes max moves (a fix that moves elements)
+  bool tables;     // takes a table count (the 1-slot Cuckooing ACFs)
   Json (*synthetic)(const SyntheticSpec&);
   Json (*trace)(const TraceSpec&);  // returns {"whole": record, "windows": [records]}
   Json (*adversarial)(const AdversarialSpec&);

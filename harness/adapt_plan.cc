@@ -140,7 +140,7 @@ class AdaptPlan : public ExperimentPlan {
                      {"slots", g.slots},
                      {"bits_per_slot", c.bits},
                      {"selector_bits", c.filter->cyclic ? g.selector_bits : 0},
-                     {"tables", c.filter->cuckooing ? g.tables : 0},
+                     {"tables", c.filter->tables ? g.tables : 0},
                      {"max_load", g.max_load},
                      {"max_kicks", g.max_kicks},
                      {"max_moves", c.filter->cuckooing ? g.max_moves : 0}};

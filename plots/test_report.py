@@ -101,6 +101,20 @@ def test_cuckooing_against_a_rival_is_judged_from_the_intervals():
     assert rival_verdict(mine, {"fpr": None, "fpr_ci_low": None, "fpr_ci_high": None}) == stats.NOT_MEASURED
 
 
+def test_premise_gap_names_where_each_cuckooing_layout_departs_from_seed001():
+    import pandas as pd
+    from sections.adaptive import premise_gap
+
+    cells = pd.DataFrame({"filter": ["acf_cuckooing", "acf_cuckooing_2x4", "acf_cuckooing_2x4"],
+                          "tables": [4, 2, 2], "slots_per_bucket": [1, 4, 4],
+                          "load_factor": [0.95, 0.45, 0.45]})
+    assert premise_gap(cells, "acf_cuckooing").endswith("differs in k = 4 tables, load 0.95.")
+    assert premise_gap(cells, "acf_cuckooing_2x4").endswith("differs in b = 4 slots per bucket.")
+    at_premise = cells.assign(tables=2, slots_per_bucket=1)
+    assert premise_gap(at_premise, "acf_cuckooing_2x4").endswith(
+        "seed 001's premise (k = 2, b = 1, load bounded away from 1/2).")
+
+
 def test_quotient_conclusion_follows_the_numbers(tmp_path):
     from sections import quotient
 
