@@ -46,8 +46,8 @@
 // query (d b = 8: twice the 4 x 1 layouts' static FPR at the same f). The evicted occupant is
 // drawn at random (seeded), as an insert's random walk draws it: a fixed choice (say slot 0)
 // makes the chain deterministic, so a loop once entered repeats until max_moves; a random one
-// lets the walk leave it. The chain ends at the first bucket with a free slot. Its table count is fixed at 2 (as acf_swapping's; d b must stay
-// within kMaxCandidates).
+// lets the walk leave it. The chain ends at the first bucket with a free slot. Its table count
+// is fixed at 2 (as acf_swapping's; d b must stay within kMaxCandidates).
 //
 // Theory, load alpha = stored / slots, a fingerprint range of R nonzero values:
 //   FPR (static)  = 1 - (1 - 1/R)^(d b alpha)  ~ d b alpha / 2^f,  R = 2^f - 1 for the
