@@ -33,8 +33,9 @@ def make_run(root: Path, name: str, commit: str, time_utc: str, host: str = "vm"
     out.mkdir(parents=True)
     for file in RUN_FILES:
         lines = lines_of(BASELINE / file)
+        # A run of a clean checkout of `commit`, whatever tree the baseline was written from.
         lines[0]["context"].update(git_commit=commit * 40 if len(commit) == 1 else commit,
-                                   time_utc=time_utc, host_name=host)
+                                   git_dirty=False, time_utc=time_utc, host_name=host)
         if change:
             change(file, lines)
         (out / file).write_text("".join(json.dumps(line) + "\n" for line in lines))
