@@ -47,6 +47,43 @@ Json SuiteHeader(const Suite& suite, const Shard& shard) {
                                    : Json(nullptr)}};
 }
 
+// The entries of an earlier manifest in out_dir to keep beside this run's: a run of some
+// experiments (--only) leaves the record of the others where they were, each marked with the
+// run it came from (commit, time, command), so REPORT.md's provenance still lists them. Only
+// from a manifest of the same suite file, quick flag and shard, and only for experiments still
+// in the suite and not run now; an unreadable manifest is replaced, as before.
+std::map<std::string, Json> EarlierEntries(const fs::path& manifest_path, const Json& suite_header,
+                                           const Suite& suite, const std::set<std::string>& running) {
+  std::map<std::string, Json> kept;
+  std::ifstream in(manifest_path);
+  if (!in) return kept;
+  const Json old = Json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (!old.is_object() || !old.contains("suite") || !old.contains("experiments") ||
+      !old["experiments"].is_array() || !old["suite"].is_object()) {
+    return kept;
+  }
+  const Json& header = old["suite"];
+  for (const char* key : {"name", "file", "quick", "shard"}) {
+    if (!header.contains(key) || header[key] != suite_header[key]) return kept;
+  }
+  const Json& context = old.value("context", Json::object());
+  const Json run = {{"git_commit", context.value("git_commit", Json(nullptr))},
+                    {"git_dirty", context.value("git_dirty", Json(nullptr))},
+                    {"time_utc", context.value("time_utc", Json(nullptr))},
+                    {"command_line", context.value("command_line", Json(nullptr))}};
+  std::set<std::string> in_suite;
+  for (const SuiteExperiment& e : suite.experiments) in_suite.insert(e.id);
+  for (const Json& entry : old["experiments"]) {
+    if (!entry.is_object() || !entry.contains("id") || !entry["id"].is_string()) continue;
+    const std::string id = entry["id"];
+    if (running.count(id) || !in_suite.count(id)) continue;
+    Json copy = entry;
+    if (!copy.contains("from_run")) copy["from_run"] = run;
+    kept[id] = std::move(copy);
+  }
+  return kept;
+}
+
 Json ReadJsonFile(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw InputError("cannot read " + path);
@@ -66,7 +103,8 @@ int SuiteCommand(const Args& args) {
   po::options_description options(
       "amqbench suite FILE: run every experiment of a suite file (suites/default.toml) into one\n"
       "directory, <out-dir>/<id>.jsonl each (Google Benchmark's <id>.json for micro), with\n"
-      "progress on stderr and a manifest, suite_run.json, of what ran and how long it took.\n"
+      "progress on stderr and a manifest, suite_run.json, of what ran and how long it took\n"
+      "(with --only, the other experiments keep their entries from the run that made them).\n"
       "Options");
   options.add_options()("help,h", "this text")(
       "quick", po::bool_switch(&quick), "every experiment shrunk as its quick table says")(
@@ -156,6 +194,24 @@ int SuiteCommand(const Args& args) {
                    {"context", context},
                    {"experiments", Json::array()},
                    {"complete", false}};
+  std::set<std::string> running;
+  for (std::size_t i : chosen) running.insert(suite.experiments[i].id);
+  const std::map<std::string, Json> earlier =
+      EarlierEntries(fs::path(out_dir) / kManifest, manifest["suite"], suite, running);
+  std::map<std::string, Json> ran_now;
+  // In the suite's order: this run's entries so far and the earlier runs' kept ones.
+  const auto write_manifest = [&] {
+    Json entries = Json::array();
+    for (const SuiteExperiment& e : suite.experiments) {
+      if (const auto now = ran_now.find(e.id); now != ran_now.end()) {
+        entries.push_back(now->second);
+      } else if (const auto kept = earlier.find(e.id); kept != earlier.end()) {
+        entries.push_back(kept->second);
+      }
+    }
+    manifest["experiments"] = std::move(entries);
+    WriteJsonAtomically((fs::path(out_dir) / kManifest).string(), manifest);
+  };
   double total_cost = 0;
   std::vector<double> costs;
   for (std::size_t i : chosen) {
@@ -210,9 +266,9 @@ int SuiteCommand(const Args& args) {
     }
     cost_before += costs[n];
     entry["seconds"] = SecondsSince(experiment_started);
-    manifest["experiments"].push_back(entry);
+    ran_now[e.id] = entry;
     manifest["wall_seconds"] = SecondsSince(started);
-    WriteJsonAtomically((fs::path(out_dir) / kManifest).string(), manifest);
+    write_manifest();
   }
   if (interrupted) {
     std::fprintf(stderr, "amqbench: interrupted after %s; finished cells are kept in %s (amqbench suite %s --resume continues)\n",
@@ -220,7 +276,7 @@ int SuiteCommand(const Args& args) {
     return Interrupted() ? InterruptExitStatus() : 130;
   }
   manifest["complete"] = true;
-  WriteJsonAtomically((fs::path(out_dir) / kManifest).string(), manifest);
+  write_manifest();
   std::fprintf(stderr, "amqbench: suite %s%s: %zu experiments in %s, into %s\n", suite.name.c_str(),
                quick ? " (quick)" : "", chosen.size(), FormatSeconds(SecondsSince(started)).c_str(),
                out_dir.c_str());

@@ -127,6 +127,39 @@ TEST_F(Suite, QuickShrinksEveryExperiment) {
   EXPECT_EQ(compared, full_cost.size());
 }
 
+// The suite's ETA divides seconds so far by cost so far and multiplies by the cost left, across
+// experiments of different kinds: the costs must share one unit (key operations at about 10^7 a
+// second, harness/runner.h). Checked against the committed full run (results/suite_run.json):
+// every experiment that took 20 s or more there is planned within a factor of 4 of its time.
+// A kind counted in a unit of its own (the machine kind's points once cost 1 each) fails here.
+TEST_F(Suite, CostsPredictTheCommittedRunsSecondsWithinFourTimes) {
+  const fs::path committed = fs::path(kSource) / "results/suite_run.json";
+  if (!fs::exists(committed)) GTEST_SKIP() << "no committed full run in results/";
+  const json run = json::parse(ReadFile(committed));
+  if (run["suite"].value("quick", true)) GTEST_SKIP() << "the committed run is a quick one";
+  const Outcome full = Run("suite " + kSource + "/suites/default.toml --list");
+  ASSERT_EQ(full.status, 0) << full.err;
+  const std::regex row(R"(^  (\S+)\s+\S+\s+\d+ cells  cost (\S+))");
+  std::map<std::string, double> cost;
+  std::istringstream f(full.out);
+  for (std::string line; std::getline(f, line);) {
+    std::smatch m;
+    if (std::regex_search(line, m, row)) cost[m[1]] = std::stod(m[2]);
+  }
+  std::size_t checked = 0;
+  for (const json& e : run["experiments"]) {
+    const std::string id = e["id"];
+    if (!e.value("complete", false) || !e["seconds"].is_number() || !cost.count(id)) continue;
+    const double seconds = e["seconds"];
+    if (seconds < 20) continue;
+    const double predicted = cost.at(id) / 1e7;
+    EXPECT_GT(predicted, seconds / 4) << id << ": planned " << predicted << " s, took " << seconds;
+    EXPECT_LT(predicted, seconds * 4) << id << ": planned " << predicted << " s, took " << seconds;
+    ++checked;
+  }
+  EXPECT_GE(checked, 5u);
+}
+
 TEST_F(Suite, BadSuiteFilesAreRefusedWithTheirLineAndKey) {
   const std::string good =
       "[suite]\nname = \"t\"\n\n[[experiment]]\nid = \"a\"\nkind = \"filters\"\n"
@@ -462,6 +495,36 @@ TEST_F(Suite, SameCellSameIdAcrossRunsAndSeeds) {
     for (const json& id : lines.front()["cells"]) ids.insert(id);
     EXPECT_EQ(ids.size(), lines.front()["cells"].size()) << name << ": two cells share an id";
   }
+}
+
+// A run of some experiments (--only) keeps the manifest's entries of the others, each marked
+// with the run it came from, in the suite's order; the experiments it ran carry no mark.
+TEST_F(Suite, AnOnlyRunKeepsTheManifestEntriesOfTheOthers) {
+  const std::string suite = kSource + "/commands/testdata/small_suite.toml";
+  const std::string out = (dir_ / "parts").string();
+  ASSERT_EQ(Run("suite " + suite + " --out-dir " + out).status, 0);
+  const json first = json::parse(ReadFile(fs::path(out) / "suite_run.json"));
+  ASSERT_EQ(first["experiments"].size(), 3u);
+  ASSERT_EQ(Run("suite " + suite + " --only adversarial --force --out-dir " + out).status, 0);
+  const json second = json::parse(ReadFile(fs::path(out) / "suite_run.json"));
+  ASSERT_EQ(second["experiments"].size(), 3u);
+  std::vector<std::string> order;
+  for (const json& e : second["experiments"]) order.push_back(e["id"]);
+  EXPECT_EQ(order, (std::vector<std::string>{"grid", "synthetic", "adversarial"}));
+  for (int i : {0, 1}) {
+    const json& kept = second["experiments"][i];
+    EXPECT_EQ(kept["seconds"], first["experiments"][i]["seconds"]) << kept["id"];
+    EXPECT_EQ(kept["from_run"]["time_utc"], first["context"]["time_utc"]) << kept["id"];
+    EXPECT_EQ(kept["from_run"]["command_line"], first["context"]["command_line"]) << kept["id"];
+  }
+  EXPECT_FALSE(second["experiments"][2].contains("from_run"));
+  EXPECT_TRUE(second["complete"]);
+  // Another suite's manifest (or a damaged one) is replaced, not merged.
+  std::ofstream(fs::path(out) / "suite_run.json") << "{\"suite\": {\"name\": \"other\"}, \"experiments\": []}";
+  ASSERT_EQ(Run("suite " + suite + " --only grid --force --out-dir " + out).status, 0);
+  const json third = json::parse(ReadFile(fs::path(out) / "suite_run.json"));
+  ASSERT_EQ(third["experiments"].size(), 1u);
+  EXPECT_EQ(third["experiments"][0]["id"], "grid");
 }
 
 }  // namespace

@@ -169,9 +169,13 @@ class AdaptPlan : public ExperimentPlan {
     }
     plan.cell_id = CellId(plan.identity);
     plan.seed = p_.seed;
-    // A query through query_and_adapt costs a few times a plain lookup; filling is per slot.
+    // In the suite's unit (key operations at ~10^7 a second, runner.h): filling is per slot; a
+    // query through query_and_adapt came to about 0.3 units in adapt_grid (96 cells, 42.6 s)
+    // and 0.6 in adapt_support (48 cells, 27.6 s, with its replay), so the suite's ETA can
+    // extrapolate from one kind to the next.
     const double fills = p_.kind == AdaptKind::kAdversarial ? 2 : 1;  // the replay builds a twin
-    plan.cost = fills * double(p_.trials) * double(g.slots) + queries * 5;
+    const double per_query = p_.kind == AdaptKind::kAdversarial ? 0.6 : 0.3;
+    plan.cost = fills * double(p_.trials) * double(g.slots) + queries * per_query;
     plan.label = label.str();
     cells_.push_back(c);
     plans_.push_back(std::move(plan));

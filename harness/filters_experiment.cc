@@ -197,8 +197,12 @@ class FiltersPlan : public ExperimentPlan {
     plan.seed = p_.seed;
     // Keys built R+1 times, three query loops of Q keys R times, churn steps R times.
     const double n = group.source ? double(group.n) : 1e6;
+    // A traced lookup (harness/line_tracer.h) takes two signals and an mprotect pair per access:
+    // about 8 ms here (the locality experiment, 9 cells of 2,000 lookups, ran 149 s), so about
+    // 8 * 10^4 of the suite's units (key operations at ~10^7 a second, runner.h).
     plan.cost = n * (p_.repeats + 1) + 3.0 * p_.queries * p_.repeats +
-                double(p_.churn_rounds) * (2 + p_.churn_queries) * p_.repeats;
+                double(p_.churn_rounds) * (2 + p_.churn_queries) * p_.repeats +
+                8e4 * double(p_.cache_lines);
     std::ostringstream label;
     label << cell.filter->name;
     if (group.source) label << " " << group.source->Name() << " n=" << group.n;

@@ -50,12 +50,13 @@ class MicroPlan : public ExperimentPlan {
     if (!p_.keys.empty()) cell.identity["keys"] = p_.keys;
     cell.cell_id = CellId(cell.identity);
     // Cost units are key operations, about 10^7 a second here: each benchmark repetition runs
-    // for about 0.6 s (Google Benchmark's 0.5 s minimum and its setup) plus a few passes over
-    // its n keys (an untimed build, then at least one timed pass); a filter has four to
-    // six benchmarks per n, a family prefix about twenty.
+    // for about 0.6 s (Google Benchmark's 0.5 s minimum and its setup) plus what its n keys
+    // cost once the minimum is passed (an untimed build, then one timed pass or more): 1.5
+    // units a key fits micro_n, 126 benchmark repetitions to 2^26 keys in 2,148 s. A filter has
+    // four to six benchmarks per n, a family prefix about twenty.
     const double min_time = p_.min_time > 0 ? p_.min_time : 0.5;
     double per_benchmark = 0;
-    for (std::size_t n : KeyCounts()) per_benchmark += 1e7 * (min_time + 0.1) + 4.0 * double(n);
+    for (std::size_t n : KeyCounts()) per_benchmark += 1e7 * (min_time + 0.1) + 1.5 * double(n);
     // Per filter: build or insert warm and cold, two queries and (batched filters) two batched.
     const double per_filter = p_.operations.empty() ? 5.0 : double(p_.operations.size());
     const double benchmarks = per_filter * double(p_.filters.size()) + 20.0 * double(p_.benchmarks.size());

@@ -155,7 +155,11 @@ def test_report_end_to_end_draws_only_the_charts_it_shows(tmp_path):
     assert "](results/space_space.png)" in text
     assert "`cuckoo_load`" in text and "skipped by the run: fixture: deliberately missing" in text
     assert "section `mystery`: no plots/sections/mystery.py" in text
-    assert "12 s wall time in all" in text  # from the run's manifest
+    # From the run's manifest: the last run (--only micro) and the run it kept the others from.
+    assert ("- Suite run of `plots/fixtures/suite.toml` (suite fixture, --quick): the last run"
+            " (`amqbench suite plots/fixtures/suite.toml --quick --only micro`) ran 1 experiment in 2 s"
+            " wall time; 5 more come from an earlier run (commit `0000000`, 2026-01-01T00:00:00Z),"
+            " 10 s of experiment time; 12 s of experiment time in all.") in text
     assert "| space | space | `space.jsonl` | v2 | 6 | yes | 4 |" in text
 
 

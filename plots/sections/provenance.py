@@ -11,6 +11,32 @@ def _distinct(values: list[str]) -> list[str]:
     return list(dict.fromkeys(v for v in values if v))
 
 
+def _seconds(entries: list[dict]) -> float:
+    return sum(e["seconds"] for e in entries if isinstance(e.get("seconds"), (int, float)))
+
+
+def _suite_runs(manifest: dict) -> str:
+    """The manifest's runs: the last one's wall time, and the runs whose experiments a later
+    --only run kept (each entry's from_run), with their commits."""
+    suite = manifest.get("suite") if isinstance(manifest.get("suite"), dict) else {}
+    name = f"`{suite['file']}` (suite {suite.get('name')}" if suite.get("file") else f"suite {suite.get('name', '?')}"
+    name += (", --quick" if suite.get("quick") else "") + (")" if suite.get("file") else "")
+    entries = [e for e in manifest.get("experiments", []) if isinstance(e, dict)]
+    now = [e for e in entries if not isinstance(e.get("from_run"), dict)]
+    command = (manifest.get("context") or {}).get("command_line")
+    text = (f"- Suite run of {name}: the last run{f' (`{command}`)' if command else ''} ran {len(now)}"
+            f" experiment{'s' if len(now) != 1 else ''} in {manifest.get('wall_seconds', 0):,.0f} s wall time")
+    earlier: dict[tuple, list[dict]] = {}
+    for e in entries:
+        if isinstance(e.get("from_run"), dict):
+            run = e["from_run"]
+            earlier.setdefault((run.get("git_commit"), run.get("time_utc")), []).append(e)
+    for (commit, time), kept in earlier.items():
+        text += (f"; {len(kept)} more come from an earlier run (commit `{str(commit)[:7]}`, {time}),"
+                 f" {_seconds(kept):,.0f} s of experiment time")
+    return text + (f"; {_seconds(entries):,.0f} s of experiment time in all." if earlier else ".")
+
+
 def render(results: ResultSet) -> str | None:
     loaded = [(e, results.file(e.id)) for e in results.suite.experiments]
     loaded = [(e, f) for e, f in loaded if f is not None]
@@ -60,8 +86,7 @@ def render(results: ResultSet) -> str | None:
         f"- Run between {min(times)} and {max(times)} (UTC)." if times else "- Run time not recorded.",
     ]
     if manifest:
-        parts.append(f"- Suite run `{manifest.get('suite', '?')}`{' (--quick)' if manifest.get('quick') else ''}:"
-                     f" {manifest.get('wall_seconds', 0):,.0f} s wall time in all.")
+        parts.append(_suite_runs(manifest))
         skipped = [f"`{e.get('id')}` ({e.get('skipped')})" for e in manifest.get("experiments", [])
                    if isinstance(e, dict) and e.get("skipped")]
         if skipped:
