@@ -96,7 +96,15 @@ TEST_F(MachineQuickRun, WritesAResultFileWithTheNamedRecords) {
     EXPECT_TRUE(r["huge_pages"].is_boolean());
   }
   ASSERT_GE(random.size(), 2u);
-  for (const json& r : random) EXPECT_GT(r["lines_per_second"].get<double>(), 0) << r.dump();
+  for (const json& r : random) {
+    EXPECT_GT(r["lines_per_second"].get<double>(), 0) << r.dump();
+    // The record's rate is the faster method's, and says which.
+    const std::string method = r["lines_method"];
+    ASSERT_TRUE(method == "loads" || method == "prefetch") << r.dump();
+    EXPECT_EQ(r["lines_per_second"], r[method + "_lines_per_second"]) << r.dump();
+    EXPECT_GE(r["lines_per_second"].get<double>(), r["loads_lines_per_second"].get<double>());
+    EXPECT_GE(r["lines_per_second"].get<double>(), r["prefetch_lines_per_second"].get<double>());
+  }
   ASSERT_GE(sequential.size(), 2u);
   for (const json& r : sequential) EXPECT_GT(r["bytes_per_second"].get<double>(), 0) << r.dump();
   // One size in L2 or below and one past it, at least.

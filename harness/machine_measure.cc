@@ -153,6 +153,45 @@ __attribute__((noinline)) std::uint64_t RandomLines(const std::byte* base, std::
   return sum0 + sum1;
 }
 
+// The same streams' lines, each prefetched kAhead rounds (16 x kAhead lines) before it is
+// loaded: a prefetch retires at once, so the lines in flight are bounded by the cache's miss
+// buffers rather than by the core's reorder window, as in a batched lookup that prefetches a
+// group before probing it. Here it reads more lines per second than the loads alone between
+// the caches and DRAM (1.9e8 against 1.4e8 at 64 MiB), the same at 1 GiB.
+constexpr int kPrefetchAhead = 4;
+__attribute__((noinline)) std::uint64_t RandomLinesPrefetched(const std::byte* base, std::uint64_t lines,
+                                                              std::uint64_t rounds, std::uint64_t* state) {
+  std::uint64_t x[kStreams];
+  std::memcpy(x, state, sizeof x);
+  const std::byte* ahead[kPrefetchAhead][kStreams];
+  for (int r = 0; r < kPrefetchAhead; ++r) {
+    for (int s = 0; s < kStreams; ++s) {
+      x[s] = x[s] * 6364136223846793005ull + 1442695040888963407ull;
+      ahead[r][s] = base + ReduceRange(x[s], lines) * kCacheLineBytes;
+      __builtin_prefetch(ahead[r][s]);
+    }
+  }
+  std::uint64_t sum0 = 0, sum1 = 0;
+  for (std::uint64_t r = 0; r < rounds; ++r) {
+    const std::byte** slot = ahead[r % kPrefetchAhead];
+    for (int s = 0; s < kStreams; s += 2) {
+      std::uint64_t a, b;
+      std::memcpy(&a, slot[s], sizeof a);
+      std::memcpy(&b, slot[s + 1], sizeof b);
+      sum0 += a;
+      sum1 += b;
+      x[s] = x[s] * 6364136223846793005ull + 1442695040888963407ull;
+      x[s + 1] = x[s + 1] * 6364136223846793005ull + 1442695040888963407ull;
+      slot[s] = base + ReduceRange(x[s], lines) * kCacheLineBytes;
+      slot[s + 1] = base + ReduceRange(x[s + 1], lines) * kCacheLineBytes;
+      __builtin_prefetch(slot[s]);
+      __builtin_prefetch(slot[s + 1]);
+    }
+  }
+  std::memcpy(state, x, sizeof x);
+  return sum0 + sum1;
+}
+
 // The sum of `words` 64-bit words in order; four sums, so adding never limits the rate.
 __attribute__((noinline)) std::uint64_t SumWords(const std::byte* base, std::size_t words) {
   const auto* w = reinterpret_cast<const std::uint64_t*>(base);
@@ -254,14 +293,25 @@ Spread MeasureLatency(const MachineBuffer& buffer, std::size_t working_set, cons
   return SpreadOf(ns);
 }
 
-Spread MeasureRandomLines(const MachineBuffer& buffer, std::size_t working_set, const MachineTiming& timing) {
+const char* RandomLinesMethodName(RandomLinesMethod method) {
+  return method == RandomLinesMethod::kPrefetch ? "prefetch" : "loads";
+}
+
+Spread MeasureRandomLines(const MachineBuffer& buffer, std::size_t working_set, const MachineTiming& timing,
+                          RandomLinesMethod method) {
   const std::uint64_t lines = std::max<std::size_t>(working_set / kCacheLineBytes, 1);
   std::uint64_t state[kStreams];
   for (int s = 0; s < kStreams; ++s) state[s] = SpreadSeed(timing.seed * kStreams + static_cast<std::uint64_t>(s));
   std::uint64_t sum = 0;
-  const auto per_line = SecondsPerOperation(
-      [&](std::uint64_t loads) { sum += RandomLines(buffer.data(), lines, loads / kStreams, state); },
-      kStreams, timing);
+  // The method is chosen once, outside the timed calls: each timed call is one kernel, direct.
+  const auto timed = [&](auto kernel) {
+    return SecondsPerOperation(
+        [&](std::uint64_t loads) { sum += kernel(buffer.data(), lines, loads / kStreams, state); },
+        kStreams, timing);
+  };
+  const auto per_line = method == RandomLinesMethod::kPrefetch
+                            ? timed([](auto... a) { return RandomLinesPrefetched(a...); })
+                            : timed([](auto... a) { return RandomLines(a...); });
   g_sink = sum;
   return RateOf(per_line, 1.0);
 }

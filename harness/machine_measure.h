@@ -83,8 +83,14 @@ struct Spread {
 
 // ns per dependent load over the first `working_set` bytes of `buffer`.
 Spread MeasureLatency(const MachineBuffer& buffer, std::size_t working_set, const MachineTiming& timing);
-// Independent random cache-line reads per second over the first `working_set` bytes.
-Spread MeasureRandomLines(const MachineBuffer& buffer, std::size_t working_set, const MachineTiming& timing);
+// Independent random cache-line reads per second over the first `working_set` bytes: 16
+// streams of plain loads (as many in flight as the core's window holds), or the same lines each
+// prefetched 64 lines before it is loaded (as many as the miss buffers hold). The ceiling of a
+// lookup is the faster of the two.
+enum class RandomLinesMethod { kLoads, kPrefetch };
+const char* RandomLinesMethodName(RandomLinesMethod method);
+Spread MeasureRandomLines(const MachineBuffer& buffer, std::size_t working_set, const MachineTiming& timing,
+                          RandomLinesMethod method = RandomLinesMethod::kLoads);
 // Bytes read per second, in order, over the first `working_set` bytes.
 Spread MeasureSequential(const MachineBuffer& buffer, std::size_t working_set, const MachineTiming& timing);
 

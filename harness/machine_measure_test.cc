@@ -67,6 +67,7 @@ TEST(MachineKernels, ReturnPositiveNumbersInOrder) {
   timing.min_seconds = 0.001;
   timing.min_operations = 1 << 12;
   for (const Spread& s : {MeasureLatency(buffer, 16 * KiB, timing), MeasureRandomLines(buffer, 4 * MiB, timing),
+                          MeasureRandomLines(buffer, 4 * MiB, timing, RandomLinesMethod::kPrefetch),
                           MeasureSequential(buffer, 4 * MiB, timing)}) {
     EXPECT_GT(s.min, 0);
     EXPECT_LE(s.min, s.median);

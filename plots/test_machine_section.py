@@ -51,3 +51,18 @@ def test_caches_beyond_half_the_curve_are_not_judged_and_every_step_found_reprod
     assert check.verdict == stats.CONTRADICTED
     # A curve too short for any cache.
     assert machine.levels_check(results(tmp_path), summary(found), latency(2**14)).verdict == stats.NOT_MEASURED
+
+
+def test_random_lines_measured_both_ways_show_each_rate_and_the_faster():
+    from sections import machine
+
+    both = pd.DataFrame({"working_set_bytes": [2**14, 2**26], "lines_per_second": [2.2e9, 1.6e8],
+                         "lines_per_second_min": [2.1e9, 1.5e8], "lines_per_second_max": [2.3e9, 1.7e8],
+                         "lines_method": ["loads", "prefetch"], "loads_lines_per_second": [2.2e9, 1.2e8],
+                         "prefetch_lines_per_second": [1.5e9, 1.6e8]})
+    text = machine.rate_table(both, "lines_per_second", 1.0, "lines per second")
+    assert "| loads alone | prefetched ahead | faster |" in text
+    assert "| 64 MiB | 1.6e+08 [1.5e+08–1.7e+08] | 1.2e+08 | 1.6e+08 | prefetch |" in text
+    # A file from before the prefetched method: the table as it was.
+    old = both.drop(columns=["lines_method", "loads_lines_per_second", "prefetch_lines_per_second"])
+    assert "faster" not in machine.rate_table(old, "lines_per_second", 1.0, "lines per second")
