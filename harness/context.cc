@@ -84,7 +84,10 @@ Json RunContext(const std::string& command_line, std::uint64_t seed) {
   uname(&uts);
   const std::string git = "git -C '" AMQ_SOURCE_DIR "' ";
   const std::string commit = CommandOutput(git + "rev-parse HEAD 2>/dev/null");
-  const std::string dirty = CommandOutput(git + "status --porcelain --untracked-files=no 2>/dev/null");
+  // Dirty means the code differs from the commit: results/ and REPORT.md are this program's
+  // output, and a run that refreshes some results (or a baseline) is still the commit's code.
+  const std::string dirty = CommandOutput(
+      git + "status --porcelain --untracked-files=no -- . ':!results' ':!REPORT.md' 2>/dev/null");
   Json context;
   context["host_name"] = host;
   context["cpu_model"] = CpuModel();

@@ -228,7 +228,7 @@ const std::vector<FieldSpec> kContextFields = {
     {"build_type", "string", "", "CMake build type", "context"},
     {"march_native", "boolean", "", "true for a -DAMQ_MARCH_NATIVE=ON build", "context"},
     {"git_commit", "string", "", "the source commit, or unknown", "context"},
-    {"git_dirty", "boolean", "", "tracked files had uncommitted changes", "context"},
+    {"git_dirty", "boolean", "", "tracked files other than the outputs (results/, REPORT.md) had uncommitted changes", "context"},
     {"command_line", "string", "", "the amqbench command line", "context"},
     {"time_utc", "string", "", "when the file was started", "context"},
     {"seed", "integer", "", "the run's base seed", "context"},
