@@ -127,6 +127,17 @@ def test_each_lookup_is_set_against_the_random_line_ceiling_at_its_filters_size(
     # By n: at 2^10 (1,280 bytes, below the smallest size measured) the ceiling is 4 * 10^8;
     # bloom's non-members take 6 ns there: 2 lines / 6 ns = 3.3 * 10^8 lines/s, 83%.
     assert "| bloom | one at a time | 83% |" in text
+    # Fractions above 100% are counted and the largest named; this one (1,280 bytes) lies below the
+    # smallest size measured, so no rates around it to give.
+    assert "7 of 12 fractions exceed 100% (the largest: bloom query, present at n = 2^10, 219%)" in text
+    assert "the measured rate falls" not in text
+    # Inside the measured range: the rates either side, and how steeply they fall.
+    frame = pd.DataFrame(speed_vs_n.ceiling_rows(pd.DataFrame(
+        {"filter": ["xor8"], "operation": ["query_absent_batched"], "n": [2**22], "ns_per_key": [5.0],
+         "bits_per_key": [4.0]}), ResultSet(results.suite, results.directory, tmp_path, FIXTURES / "schema.json")))
+    [note] = [line for line in speed_vs_n.over_ceiling_note(frame) if line]
+    assert note.startswith("1 of 1 fractions exceed 100% (the largest: xor8 query, absent, batched at n = 2^22, 273%)")
+    assert "between 1 MiB and 5 MiB the measured rate falls from 4e+08 to 1e+08 lines/s (×4)" in note
 
 
 def test_the_ceiling_between_two_measured_working_sets_is_interpolated_log_against_log():

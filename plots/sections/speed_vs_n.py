@@ -92,8 +92,39 @@ def ceiling_rows(runs: pd.DataFrame, results: ResultSet) -> list[dict]:
         achieved = 1e9 / r["ns"] * lines
         rows.append({"filter": name, "operation": operation, "n": n, "ns": r["ns"], "lines": lines,
                      "traced_as": source, "bytes": filter_bytes, "ceiling": rate,
-                     "fraction": achieved / rate})
+                     "fraction": achieved / rate, "bracket": bracket(ceiling, filter_bytes)})
     return rows
+
+
+def bracket(ceiling: pd.DataFrame, working_set: float) -> tuple | None:
+    """The measured (size, rate) pairs on either side of a working set, None outside them."""
+    sizes = ceiling["working_set_bytes"].astype(float).to_list()
+    rates = ceiling["lines_per_second"].astype(float).to_list()
+    for i in range(len(sizes) - 1):
+        if sizes[i] <= working_set <= sizes[i + 1]:
+            return (sizes[i], rates[i], sizes[i + 1], rates[i + 1])
+    return None
+
+
+def over_ceiling_note(frame: pd.DataFrame) -> list[str]:
+    """A fraction above 100% says the ceiling was measured low for that filter: say how many,
+    the largest, and how steeply the measured rate falls around its size (the interpolation's
+    uncertainty)."""
+    over = frame[frame["fraction"] > 1]
+    if over.empty:
+        return []
+    worst = over.loc[over["fraction"].idxmax()]
+    text = (f"{len(over)} of {len(frame)} fractions exceed 100% (the largest: {worst['filter']}"
+            f" {OPERATIONS[worst['operation']]} at n = {n_label(worst['n'])}, {100 * worst['fraction']:.0f}%):"
+            " there the filter read lines faster than the machine experiment's random reads did at that"
+            " working set, which it measured in another window of the run")
+    if isinstance(worst.get("bracket"), tuple):
+        low_size, low_rate, high_size, high_rate = worst["bracket"]
+        text += (f"; between {low_size / 2**20:.3g} MiB and {high_size / 2**20:.3g} MiB the measured rate falls"
+                 f" from {low_rate:.3g} to {high_rate:.3g} lines/s (×{low_rate / high_rate:.2g}), as more of the set"
+                 " leaves the last-level cache, so a ceiling interpolated there is uncertain by a good part of"
+                 " that factor")
+    return ["", text + ". Read such a cell as \"at the memory system's limit\", not as a measurement above it."]
 
 
 def ceiling_tables(rows: list[dict]) -> list[str]:
@@ -131,6 +162,7 @@ def ceiling_tables(rows: list[dict]) -> list[str]:
         "Non-member lookups as a fraction of the ceiling, by n:",
         "",
         table(["filter", "lookup", *(n_label(n) for n in sizes)], over_n),
+        *over_ceiling_note(frame),
     ]
 
 
