@@ -124,6 +124,10 @@ class BasicCqf {
     const std::uint64_t start = core_.RunStart(fq, end);
     // A stored fr always has a slot holding fr: if none does (most negatives), no decoding.
     if (!core_.RunHolds(start, end, fr)) return false;
+    // A one-slot run is one entry of count 1 (a counter takes two slots or more), so the slot
+    // holding fr is its remainder: no decoding. Most present keys at half load end here (the
+    // scratch timing at 10^6 keys, r = 8, load 0.48: 30.4 against 32.5 ns per lookup).
+    if (start == end) return true;
     // Fast path, no decoding: an entry of count >= 3 is always followed by a smaller slot (the
     // 0 marker or a digit below x), except the entry of remainder 0, which can only open the
     // run. So while a run that opens with a nonzero slot has not decreased, every slot read is

@@ -214,6 +214,9 @@ inline std::uint64_t ParitiesAt(const Row* block, int columns, std::size_t o, Ro
   const Row c_here = c << o;
   const Row c_next = (c >> 1) >> (kWidth - 1 - o);  // two shifts: o = 0 must give 0
   std::uint64_t result = 0;
+  // r is known only at run time; unrolled, the r parities overlap (3% faster member lookups at
+  // 10^6 keys, w = 64, r = 7).
+#pragma GCC unroll 8
   for (int j = 0; j < columns; ++j) {
     result |= Parity((block[j] & c_here) ^ (block[columns + j] & c_next)) << j;
   }
