@@ -169,13 +169,12 @@ class AdaptPlan : public ExperimentPlan {
     }
     plan.cell_id = CellId(plan.identity);
     plan.seed = p_.seed;
-    // In the suite's unit (key operations at ~10^7 a second, runner.h): filling is per slot; a
-    // query through query_and_adapt came to about 0.3 units in adapt_grid (96 cells, 42.6 s)
-    // and 0.6 in adapt_support (48 cells, 27.6 s, with its replay), so the suite's ETA can
-    // extrapolate from one kind to the next.
+    // In the suite's unit (key operations at ~10^7 a second, runner.h), so the suite's ETA can
+    // extrapolate from one kind to the next: filling is per slot, and a query through
+    // query_and_adapt about 0.3 units, which fits adapt_grid (planned 45.7 s, took 42.6 s);
+    // adapt_support, mostly fills, comes out 2x high (planned 50 s, took 27.6 s).
     const double fills = p_.kind == AdaptKind::kAdversarial ? 2 : 1;  // the replay builds a twin
-    const double per_query = p_.kind == AdaptKind::kAdversarial ? 0.6 : 0.3;
-    plan.cost = fills * double(p_.trials) * double(g.slots) + queries * per_query;
+    plan.cost = fills * double(p_.trials) * double(g.slots) + queries * 0.3;
     plan.label = label.str();
     cells_.push_back(c);
     plans_.push_back(std::move(plan));

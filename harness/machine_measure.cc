@@ -129,6 +129,12 @@ __attribute__((noinline)) void* const* Chase(void* const* p, std::uint64_t loads
 
 constexpr int kStreams = 16;
 
+// Advances one stream's linear congruential generator and returns the line it now names.
+inline const std::byte* NextRandomLine(std::uint64_t& x, const std::byte* base, std::uint64_t lines) {
+  x = x * 6364136223846793005ull + 1442695040888963407ull;
+  return base + ReduceRange(x, lines) * kCacheLineBytes;
+}
+
 // `rounds` x 16 loads of random lines among the first `lines` of `base`. The 16 streams are
 // independent linear congruential generators: a load's address never depends on a loaded
 // value, so the core keeps as many in flight as it can. Each line index costs two multiplies,
@@ -140,11 +146,9 @@ __attribute__((noinline)) std::uint64_t RandomLines(const std::byte* base, std::
   std::uint64_t sum0 = 0, sum1 = 0;
   for (std::uint64_t r = 0; r < rounds; ++r) {
     for (int s = 0; s < kStreams; s += 2) {
-      x[s] = x[s] * 6364136223846793005ull + 1442695040888963407ull;
-      x[s + 1] = x[s + 1] * 6364136223846793005ull + 1442695040888963407ull;
       std::uint64_t a, b;
-      std::memcpy(&a, base + ReduceRange(x[s], lines) * kCacheLineBytes, sizeof a);
-      std::memcpy(&b, base + ReduceRange(x[s + 1], lines) * kCacheLineBytes, sizeof b);
+      std::memcpy(&a, NextRandomLine(x[s], base, lines), sizeof a);
+      std::memcpy(&b, NextRandomLine(x[s + 1], base, lines), sizeof b);
       sum0 += a;
       sum1 += b;
     }
@@ -153,7 +157,7 @@ __attribute__((noinline)) std::uint64_t RandomLines(const std::byte* base, std::
   return sum0 + sum1;
 }
 
-// The same streams' lines, each prefetched kAhead rounds (16 x kAhead lines) before it is
+// The same streams' lines, each prefetched kPrefetchAhead rounds (16 x 4 lines) before it is
 // loaded: a prefetch retires at once, so the lines in flight are bounded by the cache's miss
 // buffers rather than by the core's reorder window, as in a batched lookup that prefetches a
 // group before probing it. Here it reads more lines per second than the loads alone between
@@ -166,8 +170,7 @@ __attribute__((noinline)) std::uint64_t RandomLinesPrefetched(const std::byte* b
   const std::byte* ahead[kPrefetchAhead][kStreams];
   for (int r = 0; r < kPrefetchAhead; ++r) {
     for (int s = 0; s < kStreams; ++s) {
-      x[s] = x[s] * 6364136223846793005ull + 1442695040888963407ull;
-      ahead[r][s] = base + ReduceRange(x[s], lines) * kCacheLineBytes;
+      ahead[r][s] = NextRandomLine(x[s], base, lines);
       __builtin_prefetch(ahead[r][s]);
     }
   }
@@ -180,10 +183,8 @@ __attribute__((noinline)) std::uint64_t RandomLinesPrefetched(const std::byte* b
       std::memcpy(&b, slot[s + 1], sizeof b);
       sum0 += a;
       sum1 += b;
-      x[s] = x[s] * 6364136223846793005ull + 1442695040888963407ull;
-      x[s + 1] = x[s + 1] * 6364136223846793005ull + 1442695040888963407ull;
-      slot[s] = base + ReduceRange(x[s], lines) * kCacheLineBytes;
-      slot[s + 1] = base + ReduceRange(x[s + 1], lines) * kCacheLineBytes;
+      slot[s] = NextRandomLine(x[s], base, lines);
+      slot[s + 1] = NextRandomLine(x[s + 1], base, lines);
       __builtin_prefetch(slot[s]);
       __builtin_prefetch(slot[s + 1]);
     }
@@ -303,15 +304,11 @@ Spread MeasureRandomLines(const MachineBuffer& buffer, std::size_t working_set, 
   std::uint64_t state[kStreams];
   for (int s = 0; s < kStreams; ++s) state[s] = SpreadSeed(timing.seed * kStreams + static_cast<std::uint64_t>(s));
   std::uint64_t sum = 0;
-  // The method is chosen once, outside the timed calls: each timed call is one kernel, direct.
-  const auto timed = [&](auto kernel) {
-    return SecondsPerOperation(
-        [&](std::uint64_t loads) { sum += kernel(buffer.data(), lines, loads / kStreams, state); },
-        kStreams, timing);
-  };
-  const auto per_line = method == RandomLinesMethod::kPrefetch
-                            ? timed([](auto... a) { return RandomLinesPrefetched(a...); })
-                            : timed([](auto... a) { return RandomLines(a...); });
+  // Chosen once; each timed call runs many rounds inside its (out-of-line) kernel.
+  const auto kernel = method == RandomLinesMethod::kPrefetch ? &RandomLinesPrefetched : &RandomLines;
+  const auto per_line = SecondsPerOperation(
+      [&](std::uint64_t loads) { sum += kernel(buffer.data(), lines, loads / kStreams, state); },
+      kStreams, timing);
   g_sink = sum;
   return RateOf(per_line, 1.0);
 }

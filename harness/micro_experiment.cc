@@ -52,8 +52,9 @@ class MicroPlan : public ExperimentPlan {
     // Cost units are key operations, about 10^7 a second here: each benchmark repetition runs
     // for about 0.6 s (Google Benchmark's 0.5 s minimum and its setup) plus what its n keys
     // cost once the minimum is passed (an untimed build, then one timed pass or more): 1.5
-    // units a key fits micro_n, 126 benchmark repetitions to 2^26 keys in 2,148 s. A filter has
-    // four to six benchmarks per n, a family prefix about twenty.
+    // units a key fits micro_n (7 filters x 6 operations x 9 n from 2^10 to 2^26 x 3
+    // repetitions in 2,148 s). A filter has four to six benchmarks per n, a family prefix
+    // about twenty.
     const double min_time = p_.min_time > 0 ? p_.min_time : 0.5;
     double per_benchmark = 0;
     for (std::size_t n : KeyCounts()) per_benchmark += 1e7 * (min_time + 0.1) + 1.5 * double(n);

@@ -43,6 +43,17 @@ def ceilings(results: ResultSet) -> pd.DataFrame:
     return pd.DataFrame()
 
 
+def ceiling_bracket(ceiling: pd.DataFrame, working_set: float) -> tuple | None:
+    """The measured (size, rate) pairs on either side of a working set, as (low size, low rate,
+    high size, high rate); None outside the measured range."""
+    sizes = ceiling["working_set_bytes"].astype(float).to_list()
+    rates = ceiling["lines_per_second"].astype(float).to_list()
+    for i in range(len(sizes) - 1):
+        if sizes[i] <= working_set <= sizes[i + 1]:
+            return (sizes[i], rates[i], sizes[i + 1], rates[i + 1])
+    return None
+
+
 def ceiling_at(ceiling: pd.DataFrame, working_set: float) -> float | None:
     """The random-line rate a structure of `working_set` bytes can reach: interpolated between
     the two measured working sets around it (linear in log rate against log size), the nearest

@@ -19,8 +19,9 @@ def _suite_runs(manifest: dict) -> str:
     """The manifest's runs: the last one's wall time, and the runs whose experiments a later
     --only run kept (each entry's from_run), with their commits."""
     suite = manifest.get("suite") if isinstance(manifest.get("suite"), dict) else {}
-    name = f"`{suite['file']}` (suite {suite.get('name')}" if suite.get("file") else f"suite {suite.get('name', '?')}"
-    name += (", --quick" if suite.get("quick") else "") + (")" if suite.get("file") else "")
+    quick = ", --quick" if suite.get("quick") else ""
+    name = (f"`{suite['file']}` (suite {suite.get('name')}{quick})" if suite.get("file")
+            else f"suite {suite.get('name', '?')}{quick}")
     entries = [e for e in manifest.get("experiments", []) if isinstance(e, dict)]
     now = [e for e in entries if not isinstance(e.get("from_run"), dict)]
     command = (manifest.get("context") or {}).get("command_line")
@@ -32,7 +33,7 @@ def _suite_runs(manifest: dict) -> str:
             run = e["from_run"]
             earlier.setdefault((run.get("git_commit"), run.get("time_utc")), []).append(e)
     for (commit, time), kept in earlier.items():
-        text += (f"; {len(kept)} more come from an earlier run (commit `{str(commit)[:7]}`, {time}),"
+        text += (f"; {len(kept)} more {'comes' if len(kept) == 1 else 'come'} from an earlier run (commit `{str(commit)[:7]}`, {time}),"
                  f" {_seconds(kept):,.0f} s of experiment time")
     return text + (f"; {_seconds(entries):,.0f} s of experiment time in all." if earlier else ".")
 

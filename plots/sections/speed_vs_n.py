@@ -92,18 +92,8 @@ def ceiling_rows(runs: pd.DataFrame, results: ResultSet) -> list[dict]:
         achieved = 1e9 / r["ns"] * lines
         rows.append({"filter": name, "operation": operation, "n": n, "ns": r["ns"], "lines": lines,
                      "traced_as": source, "bytes": filter_bytes, "ceiling": rate,
-                     "fraction": achieved / rate, "bracket": bracket(ceiling, filter_bytes)})
+                     "fraction": achieved / rate, "bracket": machine.ceiling_bracket(ceiling, filter_bytes)})
     return rows
-
-
-def bracket(ceiling: pd.DataFrame, working_set: float) -> tuple | None:
-    """The measured (size, rate) pairs on either side of a working set, None outside them."""
-    sizes = ceiling["working_set_bytes"].astype(float).to_list()
-    rates = ceiling["lines_per_second"].astype(float).to_list()
-    for i in range(len(sizes) - 1):
-        if sizes[i] <= working_set <= sizes[i + 1]:
-            return (sizes[i], rates[i], sizes[i + 1], rates[i + 1])
-    return None
 
 
 def over_ceiling_note(frame: pd.DataFrame) -> list[str]:
