@@ -131,7 +131,7 @@ class BinaryFuse {
       };
       if (peeler.Peel(sorted, f.slots_, positions)) {
         f.fingerprints_ = Store(f.slots_, f.bits_);
-        peeler.Assign(positions, f.fingerprints_,
+        peeler.Assign(sorted, positions, f.fingerprints_,
                       [&f](std::uint64_t h) { return f.Fingerprint(h); });
         f.keys_ = keys.size();
         return f;

@@ -143,9 +143,12 @@ class Peeler {
   // Peels the equations of `hashes` over `slots` slots; positions(h, out) writes the kArity
   // distinct slots of hash h with out[j] being position j. Returns false when a non-empty
   // 2-core remains (or a slot gathers 32 keys, on the way to its 6-bit count's overflow),
-  // true when every key was removed; then order() lists (hash, position index) in removal order.
+  // true when every key was removed. Either way `hashes` is overwritten: the counting pass
+  // reads every hash before the first removal, so the removal order is written over them and
+  // the build touches one 8-byte-per-key buffer, not two (as FastFilter's builds do); Assign
+  // then takes the same span.
   template <class Positions>
-  bool Peel(std::span<const std::uint64_t> hashes, std::size_t slots, Positions positions) {
+  bool Peel(std::span<std::uint64_t> hashes, std::size_t slots, Positions positions) {
     counts_.assign(slots, 0);
     xors_.assign(slots, 0);
     std::array<std::uint32_t, kArity> p;
@@ -173,7 +176,6 @@ class Peeler {
       stack_[top] = i;
       top += (counts_[i] >> 2) == 1;
     }
-    order_hash_.resize(hashes.size());
     order_found_.resize(hashes.size());
     std::size_t removed = 0;
     while (top > 0) {
@@ -182,21 +184,27 @@ class Peeler {
       if ((count >> 2) != 1) continue;  // emptied since it was pushed
       const std::uint64_t h = xors_[i];
       const int found = count & 3;
-      order_hash_[removed] = h;
+      hashes[removed] = h;
       order_found_[removed] = static_cast<std::uint8_t>(found);
       ++removed;
       positions(h, p);
       // The key leaves its other slots, in ascending position order (the removal order, hence
       // the filter's bytes, are those of a loop over every j skipping `found`); its own slot is
       // never popped again, so it is left as it is.
+      // Position t < found is p[t], else p[t + 1]: selects on registers, where an index by
+      // `found` would send p through memory on the chain to the next pop.
+#pragma GCC unroll 4
       for (int t = 0; t < kArity - 1; ++t) {
-        const int j = kOthers[found][t];
-        const std::uint32_t slot = p[j];
-        const auto c = static_cast<std::uint8_t>((counts_[slot] - 4) ^ j);
-        counts_[slot] = c;
+        const bool skip = t >= found;
+        const int j = t + skip;
+        const std::uint32_t slot = skip ? p[t + 1] : p[t];
+        const std::uint8_t before = counts_[slot];
+        counts_[slot] = static_cast<std::uint8_t>((before - 4) ^ j);
         xors_[slot] ^= h;
         stack_[top] = slot;
-        top += (c >> 2) == 1;
+        // Tested on the count before the decrement (2 keys, now 1), which keeps the subtraction
+        // off the chain that the next pop waits for.
+        top += (before >> 2) == 2;
       }
     }
     return removed == hashes.size();
@@ -206,10 +214,11 @@ class Peeler {
   // comes (every key touching it was removed earlier, so is assigned later), hence the slot
   // value is the fingerprint XOR all of the key's positions.
   template <class Positions, class Store, class Fingerprint>
-  void Assign(Positions positions, Store& store, Fingerprint fingerprint) const {
+  void Assign(std::span<const std::uint64_t> order, Positions positions, Store& store,
+              Fingerprint fingerprint) const {
     std::array<std::uint32_t, kArity> p;
-    for (std::size_t s = order_hash_.size(); s-- > 0;) {
-      const std::uint64_t h = order_hash_[s];
+    for (std::size_t s = order.size(); s-- > 0;) {
+      const std::uint64_t h = order[s];
       positions(h, p);
       std::uint64_t v = fingerprint(h);
       for (int j = 0; j < kArity; ++j) v ^= store.get(p[j]);
@@ -221,20 +230,7 @@ class Peeler {
   std::vector<std::uint8_t> counts_;
   std::vector<std::uint64_t> xors_;
   std::vector<std::uint32_t> stack_;
-  std::vector<std::uint64_t> order_hash_;
   std::vector<std::uint8_t> order_found_;
-
-  // kOthers[found]: the positions other than `found`, ascending.
-  static constexpr std::array<std::array<int, kArity - 1>, kArity> kOthers = [] {
-    std::array<std::array<int, kArity - 1>, kArity> others{};
-    for (int found = 0; found < kArity; ++found) {
-      int t = 0;
-      for (int j = 0; j < kArity; ++j) {
-        if (j != found) others[found][t++] = j;
-      }
-    }
-    return others;
-  }();
 };
 
 }  // namespace amq::static_detail

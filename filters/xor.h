@@ -98,7 +98,7 @@ class Xor {
       };
       if (peeler.Peel(hashes, f.slots_, positions)) {
         f.fingerprints_ = Store(f.slots_, f.bits_);
-        peeler.Assign(positions, f.fingerprints_,
+        peeler.Assign(hashes, positions, f.fingerprints_,
                       [&f](std::uint64_t h) { return f.Fingerprint(h); });
         f.keys_ = keys.size();
         return f;
