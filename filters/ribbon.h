@@ -38,6 +38,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "filters/static_common.h"
@@ -208,19 +209,42 @@ Solved<Row> Solve(std::span<const std::uint64_t> keys, std::uint64_t seed, int m
 // The first `columns` parities of a key whose start is at bit o of `block`: its row c covers
 // Z[s .. s+w-1], bits o.. of this block's column words and the first o bits of the next
 // block's, which start `columns` words later (the next block keeps at least as many).
-template <class Row, int kWidth>
+// kColumns > 0 fixes the count at compile time (then `columns` must equal it): the loop becomes
+// straight-line code.
+template <class Row, int kWidth, int kColumns = 0>
 inline std::uint64_t ParitiesAt(const Row* block, int columns, std::size_t o, Row c) {
+  const int count = kColumns > 0 ? kColumns : columns;
   // Shift the row once instead of every column word.
   const Row c_here = c << o;
   const Row c_next = (c >> 1) >> (kWidth - 1 - o);  // two shifts: o = 0 must give 0
   std::uint64_t result = 0;
-  // r is known only at run time; unrolled, the r parities overlap (3% faster member lookups at
-  // 10^6 keys, w = 64, r = 7).
-#pragma GCC unroll 8
-  for (int j = 0; j < columns; ++j) {
-    result |= Parity((block[j] & c_here) ^ (block[columns + j] & c_next)) << j;
+  // With r known only at run time, unrolled, the r parities overlap (3% faster member lookups
+  // at 10^6 keys, w = 64, r = 7).
+#pragma GCC unroll 16
+  for (int j = 0; j < count; ++j) {
+    result |= Parity((block[j] & c_here) ^ (block[count + j] & c_next)) << j;
   }
   return result;
+}
+
+// ParitiesAt with the usual column counts (1 to 16) dispatched to a compile-time copy, others to
+// the run-time loop: the dispatch is a branch on the filter's own r, taken the same way by every
+// lookup, so it predicts; the loop it replaces branched on r inside every lookup.
+template <class Row, int kWidth, int... kCounts>
+inline std::uint64_t ParitiesDispatched(std::integer_sequence<int, kCounts...>, const Row* block,
+                                        int columns, std::size_t o, Row c) {
+  std::uint64_t result = 0;
+  const bool fixed =
+      ((columns == kCounts + 1 &&
+        (result = ParitiesAt<Row, kWidth, kCounts + 1>(block, columns, o, c), true)) ||
+       ...);
+  return fixed ? result : ParitiesAt<Row, kWidth>(block, columns, o, c);
+}
+
+template <class Row, int kWidth>
+inline std::uint64_t Parities(const Row* block, int columns, std::size_t o, Row c) {
+  return ParitiesDispatched<Row, kWidth>(std::make_integer_sequence<int, 16>{}, block, columns, o,
+                                         c);
 }
 
 // Starts loading every cache line of a lookup's 2 columns words (two adjacent blocks).
@@ -335,7 +359,7 @@ class Ribbon {
 
   bool ContainsHash(std::uint64_t h) const {
     const std::uint64_t s = ReduceRange(h, starts_);
-    return ribbon_detail::ParitiesAt<Row, kWidth>(&solved_.words[s / kWidth * r_], r_, s % kWidth,
+    return ribbon_detail::Parities<Row, kWidth>(&solved_.words[s / kWidth * r_], r_, s % kWidth,
                                                   ribbon_detail::CoefficientsOf<Row>(h)) ==
            static_detail::FingerprintOf(h, r_);
   }
