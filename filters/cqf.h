@@ -128,6 +128,18 @@ class BasicCqf {
     // holding fr is its remainder: no decoding. Most present keys at half load end here (the
     // scratch timing at 10^6 keys, r = 8, load 0.48: 30.4 against 32.5 ns per lookup).
     if (start == end) return true;
+    // Digit slots exist only where some entry was written with a count of 3 or more: until
+    // then every slot of a run is an entry's remainder (once, or twice for count 2), so the
+    // slot found holds fr as a remainder, and a filter of distinct keys never decodes.
+    if (!has_digits_) return true;
+    return RunHoldsEntry(start, end, fr);
+  }
+
+  // Whether the run [start, end], some slot of which holds fr, has an entry of remainder fr.
+  // Out of line: only a table with digit slots gets here, and inlined, this decoding made
+  // Holds too large for GCC to inline RunEndUpTo into every lookup (a call per lookup).
+  [[gnu::noinline]] bool RunHoldsEntry(std::uint64_t start, std::uint64_t end,
+                                       std::uint64_t fr) const {
     // Fast path, no decoding: an entry of count >= 3 is always followed by a smaller slot (the
     // 0 marker or a digit below x), except the entry of remainder 0, which can only open the
     // run. So while a run that opens with a nonzero slot has not decreased, every slot read is
@@ -436,6 +448,7 @@ class BasicCqf {
                std::uint64_t end, std::uint64_t fr, std::uint64_t count) {
     std::array<std::uint64_t, kMaxEncoding> enc;
     const std::uint64_t new_len = Encode(fr, count, enc.data());
+    has_digits_ |= count >= 3;
     std::uint64_t grown = 0;
     while (len + grown < new_len) {
       if (!core_.InsertSlot(fq, p + len + grown, fr, static_cast<std::int64_t>(end))) {
@@ -477,6 +490,7 @@ class BasicCqf {
     std::array<std::uint64_t, kMaxEncoding> enc;
     const std::uint64_t fq = pending_f_ >> core_.r(), fr = pending_f_ & RemainderMask();
     const int len = Encode(fr, pending_count_, enc.data());
+    has_digits_ |= pending_count_ >= 3;
     for (int i = 0; i < len; ++i) {
       if (!core_.Append(fq, enc[i])) throw std::length_error("cqf: entries overflow the table");
     }
@@ -514,6 +528,10 @@ class BasicCqf {
   double max_load_;
   std::uint64_t entries_ = 0, total_ = 0, insert_failures_ = 0;
   std::uint64_t pending_f_ = 0, pending_count_ = 0;
+  // Whether an entry was ever written with a count >= 3 (its digits are slots that are not
+  // remainders). Set, never cleared: an erase back to count 2 leaves it set, which only costs
+  // lookups the decoding they did before.
+  bool has_digits_ = false;
 };
 
 using Cqf = BasicCqf<>;

@@ -98,6 +98,47 @@ TEST(Cqf, SkewedCountsWithSaturatedOffsets) {
   SkewedOps<2>(10, 8, 120, 7, 6000);
 }
 
+// Counts of 1 and 2 only: no entry has digit slots, so lookups answer from the slots without
+// decoding (Holds' has_digits_ shortcut). Narrow remainders put many entries in each run; the
+// answers must still be exactly "the fingerprint was inserted", for members and for probes, and
+// stay so once a count of 3 adds digit slots to the table.
+TEST(Cqf, LookupsAreExactWithAndWithoutDigitSlots) {
+  for (int r : {2, 3, 8}) {
+    BasicCqf<> f(10, r, SpreadSeed(40 + r), 0.95);
+    std::map<Fp, std::uint64_t> fp_count;
+    XorShift64Star rng(r);
+    std::vector<std::uint64_t> keys(600);
+    for (auto& k : keys) k = rng.Next();
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+      for (int copy = 0; copy < (i % 3 == 0 ? 2 : 1); ++copy) {
+        ASSERT_TRUE(f.insert(keys[i]));
+        ++fp_count[f.Fingerprint(keys[i])];
+      }
+    }
+    const auto check = [&](const char* when) {
+      for (std::uint64_t k : keys) ASSERT_TRUE(f.contains(k)) << when << ", r " << r;
+      XorShift64Star probes(100 + r);
+      for (int i = 0; i < 20000; ++i) {
+        const std::uint64_t probe = probes.Next();
+        ASSERT_EQ(f.contains(probe), fp_count.count(f.Fingerprint(probe)) > 0)
+            << when << ", r " << r << ", probe " << i;
+      }
+    };
+    bool only_small_counts = true;
+    for (const auto& entry : fp_count) only_small_counts &= entry.second <= 2;
+    if (only_small_counts) check("counts 1 and 2");
+    // A count of 3 for some key of every run length: digit slots appear.
+    for (std::size_t i = 0; i < keys.size(); i += 7) {
+      while (fp_count[f.Fingerprint(keys[i])] < 3) {
+        ASSERT_TRUE(f.insert(keys[i]));
+        ++fp_count[f.Fingerprint(keys[i])];
+      }
+    }
+    ASSERT_EQ(f.Validate(), "");
+    check("with counters");
+  }
+}
+
 // Every remainder value of a small width, counts across the digit boundaries of the encoding:
 // one key per remainder value in one run, counted up and back down.
 TEST(Cqf, CounterEncodingRoundTripsAtEveryRemainder) {
