@@ -360,7 +360,7 @@ class Ribbon {
   bool ContainsHash(std::uint64_t h) const {
     const std::uint64_t s = ReduceRange(h, starts_);
     return ribbon_detail::Parities<Row, kWidth>(&solved_.words[s / kWidth * r_], r_, s % kWidth,
-                                                  ribbon_detail::CoefficientsOf<Row>(h)) ==
+                                                ribbon_detail::CoefficientsOf<Row>(h)) ==
            static_detail::FingerprintOf(h, r_);
   }
 
