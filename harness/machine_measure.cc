@@ -161,7 +161,8 @@ __attribute__((noinline)) std::uint64_t RandomLines(const std::byte* base, std::
 // loaded: a prefetch retires at once, so the lines in flight are bounded by the cache's miss
 // buffers rather than by the core's reorder window, as in a batched lookup that prefetches a
 // group before probing it. Here it reads more lines per second than the loads alone between
-// the caches and DRAM (1.9e8 against 1.4e8 at 64 MiB), the same at 1 GiB.
+// the caches and DRAM (results/machine.jsonl: 1.96e8 against 1.26e8 at 64 MiB), 8% more at
+// 1 GiB (9.04e7 against 8.39e7), fewer inside L2 (1.45e9 against 2.15e9 at 256 KiB).
 constexpr int kPrefetchAhead = 4;
 __attribute__((noinline)) std::uint64_t RandomLinesPrefetched(const std::byte* base, std::uint64_t lines,
                                                               std::uint64_t rounds, std::uint64_t* state) {

@@ -8,8 +8,6 @@ from __future__ import annotations
 import math
 import types
 
-import numpy as np
-
 import pandas as pd
 
 import hosts
@@ -60,13 +58,15 @@ def ceiling_at(ceiling: pd.DataFrame, working_set: float) -> float | None:
     end's rate outside the measured range."""
     if ceiling.empty:
         return None
-    sizes = ceiling["working_set_bytes"].astype(float).to_numpy()
-    rates = ceiling["lines_per_second"].astype(float).to_numpy()
-    if working_set <= sizes[0]:
-        return float(rates[0])
-    if working_set >= sizes[-1]:
-        return float(rates[-1])
-    return float(math.exp(np.interp(math.log(working_set), np.log(sizes), np.log(rates))))
+    bracket = ceiling_bracket(ceiling, working_set)
+    if bracket is None:
+        end = 0 if working_set < float(ceiling["working_set_bytes"].iloc[0]) else -1
+        return float(ceiling["lines_per_second"].iloc[end])
+    low_size, low_rate, high_size, high_rate = bracket
+    if working_set in (low_size, high_size):  # a measured size: its own rate, not a rounding of it
+        return low_rate if working_set == low_size else high_rate
+    t = math.log(working_set / low_size) / math.log(high_size / low_size)
+    return math.exp(math.log(low_rate) + t * math.log(high_rate / low_rate))
 
 
 def cache_name(cache: dict) -> str:
