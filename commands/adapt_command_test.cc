@@ -74,7 +74,7 @@ TEST_F(AdaptCommand, AdversarialRepeatsStopCostingAnAdaptiveFilter) {
   const fs::path out = dir_ / "adversarial.json";
   const Outcome o =
       Run("--experiment adversarial --filter acf_cyclic,cuckoo_4x1 --slots 4096 "
-          "--bits-per-slot 8 --fp-set 5 --attack known_fps --repeats 5000 "
+          "--bits-per-slot 8 --fp-set 5 --attack known_fps --queries-per-set 5000 "
           "--trials 1 --out " +
           out.string());
   ASSERT_EQ(o.status, 0) << o.err;
@@ -100,7 +100,7 @@ TEST_F(AdaptCommand, BadInputExitsTwoWithOneLineAndNoFile) {
       {"--queries-per-flow 0" + tail, "--queries-per-flow must be in"},
       {"--bits-per-slot 3" + tail, "--bits-per-slot must be in 4 .. 32"},
       {"--bits-per-slot 40" + tail, "--bits-per-slot must be in 4 .. 32"},
-      {"--bits-per-slot 8 --selector-bits 8" + tail, "acf_cyclic: selector bits must be in 1 .. 4"},
+      {"--bits-per-slot 8 --selector-bits 8" + tail, "--selector-bits must be in 1 .. 4, got 8"},
       {"--bits-per-slot 5 --selector-bits 4" + tail, "must leave at least 2 fingerprint bits"},
       {"--popularity zipf:x" + tail, "--popularity must be"},
       {"--seed -1" + tail, "--seed must be at least 0"},
@@ -126,7 +126,7 @@ TEST_F(AdaptCommand, HelpDocumentsEveryOption) {
   for (const char* option :
        {"--filter", "--experiment", "--slots", "--bits-per-slot", "--selector-bits", "--max-load",
         "--as-ratio", "--queries-per-flow", "--popularity", "--trials", "--seed", "--trace",
-        "--windows", "--fp-set", "--attack", "--repeats", "--out"}) {
+        "--windows", "--fp-set", "--attack", "--queries-per-set", "--repeats", "--out"}) {
     EXPECT_NE(o.out.find(option), std::string::npos) << option;
   }
 }

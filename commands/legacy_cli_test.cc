@@ -31,7 +31,7 @@ const std::map<std::string, std::string> kRenamed = {
 const std::set<std::string> kRedefined = {"bits_per_key_theory"};
 
 // Adapt records' FPR interval is now over flows, not queries (a flow asked ten times is one
-// draw; harness/adapt_experiment.cc, SetFlowInterval): the old query intervals no longer apply.
+// draw; harness/cell/adapt_trial.h, SetFlowInterval): the old query intervals no longer apply.
 const std::set<std::string> kRedefinedAdapt = {"fpr_ci_low", "fpr_ci_high"};
 
 // Synthetic adapt rows: each grid point (A/S, queries per flow) now draws its own flows and

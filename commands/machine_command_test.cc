@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "commands/binary_test_support.h"
-#include "harness/schema.h"
+#include "harness/run/schema.h"
 
 namespace {
 
@@ -163,11 +163,11 @@ class MachineCommand : public amq::testing::BinaryTest {
 TEST_F(MachineCommand, BadOptionsExit2WithOneLineAndNoFile) {
   const fs::path out = dir_ / "m.jsonl";
   const std::string o = " --out " + out.string();
-  ExpectRefused("--quick --max-bytes 0" + o, "--max-bytes must be at least", out);
-  ExpectRefused("--quick --max-bytes 1M" + o, "--max-bytes must be at least", out);
+  ExpectRefused("--quick --max-bytes 0" + o, "--max-bytes must be in 4M .. 128G, got 0", out);
+  ExpectRefused("--quick --max-bytes 1M" + o, "--max-bytes must be in 4M .. 128G, got 1048576", out);
   ExpectRefused("--quick --max-bytes lots" + o, "is not a size", out);
   ExpectRefused("--quick --max-bytes 4X" + o, "is not a size", out);
-  ExpectRefused("--quick --max-bytes 1024G" + o, "at most", out);
+  ExpectRefused("--quick --max-bytes 1024G" + o, "--max-bytes must be in 4M .. 128G", out);
   ExpectRefused("--quick --repeats 0" + o, "--repeats must be in 1 .. 1000", out);
   ExpectRefused("--quick --repeats -3" + o, "--repeats must be in 1 .. 1000", out);
   ExpectRefused("--quick --huge-pages maybe" + o, "--huge-pages must be auto, on or off", out);

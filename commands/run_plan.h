@@ -7,12 +7,13 @@
 #include <cstdio>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "core/errors.h"
-#include "harness/result_file.h"
-#include "harness/result_writer.h"
-#include "harness/machine_report.h"
-#include "harness/runner.h"
+#include "harness/run/result_file.h"
+#include "harness/run/result_writer.h"
+#include "harness/machine/machine_report.h"
+#include "harness/run/runner.h"
 
 namespace amq {
 
@@ -23,26 +24,44 @@ inline void CheckNotAnInput(const std::string& out, const std::string& input, co
   if (!e1 && !e2 && a == b) throw InputError("--out " + out + " is " + what + " this run reads; not overwriting it");
 }
 
-inline int RunOnePlan(ExperimentPlan& plan, const Json& experiment, const std::string& command_line,
-                      std::uint64_t seed, const std::string& out_path, bool force,
-                      bool allow_oversubscribe = false, bool measure_machine = false) {
-  CheckWritable(out_path);
-  CheckReplaceable(out_path, force);
+// How a command runs its one plan.
+struct CommandRun {
+  Json experiment;              // {"id": "run", "kind": "filters"}
+  std::string command_line;     // recorded in the context
+  std::uint64_t seed = 1;
+  std::string out_path;         // "": no file (the lines still reach `collected`)
+  bool force = false;           // replace a finished --out
+  bool allow_oversubscribe = false;
+  bool measure_machine = false;  // run --machine: the brief machine summary in the context
+  std::vector<Json>* collected = nullptr;
+};
+
+// The header (experiment, context) is built here for every command, and in suite_command.cc
+// for a suite's experiments (which add the suite); the runner writes it.
+inline int RunOnePlan(ExperimentPlan& plan, const CommandRun& run) {
+  if (!run.out_path.empty()) {
+    CheckWritable(run.out_path);
+    CheckReplaceable(run.out_path, run.force);
+  }
   RunOptions options;
-  options.out_path = out_path;
-  options.header = {{"experiment", experiment}, {"suite", nullptr},
-                    {"context", RunContext(command_line, seed)}};
-  // run --machine: the brief machine measurement (harness/machine_report.h) beside the host,
-  // once the output is known to be writable.
-  if (measure_machine) options.header["context"]["machine"] = QuickMachineSummary();
-  options.allow_oversubscribe = allow_oversubscribe;
+  options.out_path = run.out_path;
+  options.header = {{"experiment", run.experiment}, {"suite", nullptr},
+                    {"context", RunContext(run.command_line, run.seed)}};
+  // run --machine: the brief machine measurement (harness/machine/machine_report.h) beside the
+  // host, once the output is known to be writable.
+  if (run.measure_machine) options.header["context"]["machine"] = QuickMachineSummary();
+  options.allow_oversubscribe = run.allow_oversubscribe;
+  options.collected = run.collected;
   const RunOutcome outcome = RunPlan(plan, options);
+  const std::string where = run.out_path.empty() ? "" : " in " + run.out_path;
   if (outcome.interrupted) {
-    std::fprintf(stderr, "amqbench: interrupted; %zu of %zu cells kept in %s\n", outcome.cells_run,
-                 outcome.cells_planned, out_path.c_str());
+    std::fprintf(stderr, "amqbench: interrupted; %zu of %zu cells kept%s\n", outcome.cells_run,
+                 outcome.cells_planned, where.c_str());
     return InterruptExitStatus();
   }
-  std::fprintf(stderr, "amqbench: %zu cells written to %s\n", outcome.cells_run, out_path.c_str());
+  if (!run.out_path.empty()) {
+    std::fprintf(stderr, "amqbench: %zu cells written to %s\n", outcome.cells_run, run.out_path.c_str());
+  }
   // A filter that loses a key is broken, not slow: the run says so in its exit status.
   return outcome.broken ? 1 : 0;
 }

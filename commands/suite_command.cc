@@ -17,11 +17,12 @@
 #include "commands/commands.h"
 #include "commands/option_lists.h"
 #include "core/errors.h"
-#include "harness/machine_report.h"
-#include "harness/result_file.h"
-#include "harness/result_writer.h"
-#include "harness/runner.h"
-#include "harness/suite.h"
+#include "harness/kinds/all.h"
+#include "harness/machine/machine_report.h"
+#include "harness/run/result_file.h"
+#include "harness/run/result_writer.h"
+#include "harness/run/runner.h"
+#include "harness/suite/suite.h"
 
 namespace amq {
 namespace po = boost::program_options;
@@ -94,6 +95,21 @@ Json ReadJsonFile(const std::string& path) {
   }
 }
 
+// Every kind's keys, from the kinds' own declarations (harness/kinds/all.h): what a suite's
+// [[experiment]] of that kind may say, with each key's type, range and meaning.
+std::string KindsHelp() {
+  std::string text = "Experiment kinds and their keys (beside id, kind, title, section, charts and quick):\n";
+  for (const KindSpec* kind : kAllKinds) {
+    text += "\n  " + std::string(kind->name) + ": " + std::string(kind->summary) + "\n";
+    for (const ParamSpec& p : kind->params) {
+      std::string range = RangeText(p);
+      text += "    " + std::string(p.name) + (range == "any value" ? "" : " (" + range + ")") + ": " +
+              std::string(p.meaning) + "\n";
+    }
+  }
+  return text;
+}
+
 }  // namespace
 
 int SuiteCommand(const Args& args) {
@@ -129,7 +145,7 @@ int SuiteCommand(const Args& args) {
   if (vm.count("help")) {
     std::cout << "usage: amqbench suite FILE [--quick] [--only ID,...] [--out-dir DIR] [--resume] "
                  "[--shard K/N]\n"
-              << options;
+              << options << "\n" << KindsHelp();
     return 0;
   }
   if (file.empty()) throw InputError("suite needs a suite file (e.g. suites/default.toml)");
@@ -355,7 +371,8 @@ int MergeShards(const std::string& out_dir, const std::vector<std::string>& shar
     }
     out_entry["seconds"] = seconds;
     const std::string target = (fs::path(out_dir) / name).string();
-    if (entry["kind"] == "micro") {
+    // A kind that writes its own file (Google Benchmark's JSON) is one cell: copied, not merged.
+    if (const KindSpec* kind = FindKind(entry["kind"].get<std::string>()); kind && kind->writes_own_file) {
       if (present.size() > 1) throw InputError(name + " is in more than one shard");
       if (present.size() == 1) fs::copy_file(fs::path(present[0]) / name, target, fs::copy_options::overwrite_existing);
       if (present.empty()) out_entry["skipped"] = "not run by any shard";

@@ -20,8 +20,8 @@
 #include <thread>
 
 #include "commands/binary_test_support.h"
-#include "harness/machine_report.h"
-#include "harness/schema.h"
+#include "harness/machine/machine_report.h"
+#include "harness/run/schema.h"
 
 extern char** environ;
 
@@ -129,7 +129,7 @@ TEST_F(Suite, QuickShrinksEveryExperiment) {
 
 // The suite's ETA divides seconds so far by cost so far and multiplies by the cost left, across
 // experiments of different kinds: the costs must share one unit (key operations at about 10^7 a
-// second, harness/runner.h). Checked against the committed full run (results/suite_run.json):
+// second, harness/run/runner.h). Checked against the committed full run (results/suite_run.json):
 // every experiment that took 20 s or more there is planned within a factor of 4 of its time.
 // A kind counted in a unit of its own (the machine kind's points once cost 1 each) fails here.
 TEST_F(Suite, CostsPredictTheCommittedRunsSecondsWithinFourTimes) {
@@ -171,7 +171,7 @@ TEST_F(Suite, BadSuiteFilesAreRefusedWithTheirLineAndKey) {
   const Case cases[] = {
       {good + "colour = \"red\"\n", ":10:10: experiment 'a': unknown key 'colour' for kind filters"},
       {good + "queries = \"many\"\n", ":10:11: experiment 'a': key 'queries': must be an integer"},
-      {good + "fpr = [0.01, 2]\n", ":10:14: experiment 'a': key 'fpr': 2 is outside"},
+      {good + "fpr = [0.01, 2]\n", ":10:14: experiment 'a': key 'fpr' must be in (0, 1), got 2"},
       {"[suite]\nname = \"t\"\n[[experiment]]\nid = \"a\"\nkind = \"filters\"\n"
        "filters = { names = [\"nosuchfilter\"] }\nquick = {}\n",
        ":6:21: experiment 'a': filters: unknown filter 'nosuchfilter'"},
@@ -201,7 +201,7 @@ TEST_F(Suite, BadSuiteFilesAreRefusedWithTheirLineAndKey) {
        ":6:11: experiment 'h': unknown key 'filters' for kind machine"},
       {"[suite]\nname = \"t\"\n[[experiment]]\nid = \"h\"\nkind = \"machine\"\n"
        "max_bytes = 4096\nquick = {}\n",
-       ":6:13: experiment 'h': key 'max_bytes': 4096 is outside"},
+       ":6:13: experiment 'h': key 'max_bytes' must be in 4M .. 128G, got 4096"},
       {"[suite]\nname = \"t\"\n[[experiment]]\nid = \"h\"\nkind = \"machine\"\n"
        "huge_pages = \"always\"\nquick = {}\n",
        "experiment 'h': "},

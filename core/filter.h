@@ -73,14 +73,21 @@ struct Theory {
   double bits_per_key = 0.0;
 };
 
+// How one trial's value of a field combines into its cell's summary, where a kind runs several
+// trials per cell (the adapt_* kinds): the first trial's value (geometry, the same in every
+// trial), the mean, the mean with the lowest and highest (_min, _max), the sum (counts), true
+// only if true in every trial, or not carried into the summary (a trial's own detail).
+enum class OverTrials { kNone, kFirst, kMean, kMeanRange, kSum, kAll };
+
 // One statistic a filter reports, declared once: its name in the result record, its type as
 // the result schema states it ("integer", "number", "string", "boolean", "object"; "|null"
-// when it may be null), its unit, and what it means.
+// when it may be null), its unit, what it means, and how it combines over trials.
 struct StatSpec {
   std::string_view name;
   std::string_view type;
   std::string_view unit;
   std::string_view meaning;
+  OverTrials over_trials = OverTrials::kFirst;
 };
 
 // A statistic's value: what a result record can hold, without the output format.

@@ -1,6 +1,6 @@
 // core/stat_catalog.h - statistics that more than one filter family reports, each declared
 // once here. A filter lists the ones it puts in its kStats beside its own; the schema
-// (harness/schema.h) fails its test when one name is declared twice with different words.
+// (harness/run/schema.h) fails its test when one name is declared twice with different words.
 #pragma once
 
 #include "core/filter.h"
@@ -15,7 +15,7 @@ inline constexpr StatSpec kSlots{"slots", "integer", "slots",
 inline constexpr StatSpec kSlotsPerBucket{"slots_per_bucket", "integer", "slots",
                                           "cuckoo and ACF: slots per bucket b"};
 inline constexpr StatSpec kKicksTotal{"kicks_total", "integer", "count",
-                                      "cuckoo and ACF: evictions over all inserts"};
+                                      "cuckoo and ACF: evictions over all inserts", OverTrials::kSum};
 inline constexpr StatSpec kHashProbes{"hash_probes", "integer", "count",
                                       "Bloom family: bits tested per lookup (k)"};
 inline constexpr StatSpec kBloomBits{"bits", "integer", "bits", "Bloom: bits in the array (m)"};

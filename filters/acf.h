@@ -356,7 +356,8 @@ class AdaptiveCuckoo {
     return -std::expm1(ProbesPerQuery() * load_factor() * std::log1p(-1.0 / double(size_[0])));
   }
 
-  // The statistics add_stats reports (core/filter.h).
+  // The statistics add_stats reports (core/filter.h); the adapt_* kinds' trials carry them
+  // too, combined over a cell's trials as each one declares.
   static constexpr StatSpec kStats[] = {
       {"bits_per_slot", "integer", "bits", "ACF: bits per slot, selector bits included"},
       stat::kFingerprintBits,
@@ -366,9 +367,9 @@ class AdaptiveCuckoo {
       stat::kSlots,
       {"remote_bytes", "integer", "bytes", "ACF: the exact key store's memory, apart from size_bytes"},
       {"fpr_theory_static", "number", "fraction",
-       "ACF: the FPR before any adaptation, 1 - (1 - 2^-f)^(d b alpha)"},
+       "ACF: the FPR before any adaptation, 1 - (1 - 2^-f)^(d b alpha)", OverTrials::kMean},
       stat::kKicksTotal,
-      {"rebuilds", "integer", "count", "Cuckooing ACF: rebuilds after a fix moved too far"}};
+      {"rebuilds", "integer", "count", "Cuckooing ACF: rebuilds after a fix moved too far", OverTrials::kSum}};
 
   void add_stats(Stats& s) const {
     s.put("bits_per_slot", bits_);
@@ -798,5 +799,18 @@ using AcfCuckooing = AdaptiveCuckoo<AcfKind::kCuckooing>;
 using AcfCuckooingFirstFree = AdaptiveCuckoo<AcfKind::kCuckooingFirstFree>;
 using AcfCuckooing2x4 = AdaptiveCuckoo<AcfKind::kCuckooing2x4>;
 
+// What a filter needs to take part in the adaptive experiments: built from AcfParams, and a
+// query that asks the remote store on a positive answer and fixes a false positive. Filters
+// are chosen for these experiments by this capability, over the one list in filters/all.h; the
+// geometry a filter takes (selector bits, tables, moves) is declared by its k* constants above.
+template <class F>
+concept AdaptiveFilter =
+    Filter<F> && std::constructible_from<F, const AcfParams&> &&
+    requires(F& f, const F& cf, std::uint64_t key, const AcfParams& p) {
+      { f.query_and_adapt(key) } -> std::same_as<AcfOutcome>;
+      { F::Invalid(p) } -> std::convertible_to<std::string>;
+      { cf.counters() } -> std::convertible_to<const AcfCounters&>;
+      { cf.CheckConsistency() } -> std::convertible_to<std::string>;
+    };
 
 }  // namespace amq

@@ -13,7 +13,7 @@
 
 #include "core/stats.h"
 #include "filters/all.h"
-#include "harness/adapt_experiment.h"
+#include "harness/kinds/adapt_kind.h"
 #include "workloads/uniform.h"
 
 namespace amq {
@@ -64,7 +64,7 @@ struct KindNames {
     return std::string(F::kName);
   }
 };
-// Every filter of the one list with the adaptive capability (harness/adapt_experiment.h), as
+// Every filter of the one list with the adaptive capability (harness/kinds/adapt_kind.h), as
 // the adapt experiments choose them: no second list of names.
 template <class F>
 using KeepIfAdaptive = std::conditional_t<AdaptiveFilter<F>, std::tuple<F>, std::tuple<>>;

@@ -48,7 +48,7 @@
 
 #include "core/stats.h"
 #include "filters/all.h"
-#include "harness/kernels.h"
+#include "harness/cell/kernels.h"
 #include "workloads/adversarial.h"
 #include "workloads/uniform.h"
 

@@ -6,7 +6,7 @@
 
 #include "filters/blocked_bloom.h"
 #include "filters/bloom.h"
-#include "harness/stat_json.h"
+#include "harness/cell/stat_json.h"
 
 namespace amq {
 namespace {

@@ -6,7 +6,7 @@
 #include <cstring>
 
 #include "filters/all.h"
-#include "harness/kernels.h"
+#include "harness/cell/kernels.h"
 #include "core/stats.h"
 #include "workloads/uniform.h"
 
@@ -125,7 +125,7 @@ TYPED_TEST(Conformance, SameSeedSameFilter) {
 }
 
 // Every statistic a filter reports is one it declares in kStats (core/filter.h), so the schema
-// (harness/schema.h) documents it; a filter with statistics declares each name once.
+// (harness/run/schema.h) documents it; a filter with statistics declares each name once.
 TYPED_TEST(Conformance, ReportsOnlyDeclaredStatistics) {
   if constexpr (HasStats<TypeParam>) {
     const auto keys = UniformKeys(13, KeyStream::kMembers, 2000);

@@ -3,10 +3,10 @@
 #include <gtest/gtest.h>
 
 #include "filters/cuckoo.h"
-#include "harness/kernels.h"
+#include "harness/cell/kernels.h"
 #include "core/stats.h"
 #include "workloads/uniform.h"
-#include "harness/stat_json.h"
+#include "harness/cell/stat_json.h"
 #include "filters/test_params.h"
 
 namespace amq {

@@ -11,8 +11,8 @@
 
 #include "core/stats.h"
 #include "filters/ribbon.h"
-#include "harness/kernels.h"
-#include "harness/stat_json.h"
+#include "harness/cell/kernels.h"
+#include "harness/cell/stat_json.h"
 #include "workloads/uniform.h"
 
 namespace amq {

@@ -11,10 +11,10 @@
 #include <cstring>
 #include <filesystem>
 
-#include "harness/kernels.h"
+#include "harness/cell/kernels.h"
 #include "core/stats.h"
 #include "workloads/uniform.h"
-#include "harness/stat_json.h"
+#include "harness/cell/stat_json.h"
 
 namespace amq {
 namespace {

@@ -10,10 +10,10 @@
 #include <utility>
 #include <vector>
 
-#include "harness/kernels.h"
+#include "harness/cell/kernels.h"
 #include "core/stats.h"
 #include "workloads/uniform.h"
-#include "harness/stat_json.h"
+#include "harness/cell/stat_json.h"
 #include "filters/test_params.h"
 
 namespace amq {

@@ -3,7 +3,7 @@
 // table can be sized on purpose, two filters over the same n keys:
 //   sized    by the family itself, at a target where its sizing rounds nothing (or only by an
 //            amount its header bounds): the measured bits/key - 8 size / n, as
-//            harness/experiment.h computes it - agrees with theory within that bound, the slack;
+//            harness/cell/run_cell.h computes it - agrees with theory within that bound, the slack;
 //   doubled  given twice the slots through the family's test hook (StaticBuildOptions'
 //            slots_override, a bucket count, a quotient width, AcfParams, the library's policy
 //            bits): theory does not move, and the measurement is twice it, within twice the slack.
@@ -16,7 +16,7 @@
 
 #include "filters/all.h"
 #include "filters/test_params.h"
-#include "harness/kernels.h"
+#include "harness/cell/kernels.h"
 #include "workloads/uniform.h"
 
 namespace amq {
@@ -26,7 +26,7 @@ namespace {
 // power-of-two rounding for the table families.
 constexpr double kExactLoad = 0.9375;
 
-// The harness's bits/key (harness/experiment.h): the filter's storage over the keys it holds.
+// The harness's bits/key (harness/cell/run_cell.h): the filter's storage over the keys it holds.
 template <Filter F>
 double MeasuredBitsPerKey(const F& f, std::size_t keys) {
   return 8.0 * static_cast<double>(f.size_in_bytes()) / static_cast<double>(keys);

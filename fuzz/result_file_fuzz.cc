@@ -1,6 +1,6 @@
 // fuzz/result_file_fuzz.cc - feeds a result file to everything that reads one back
-// (harness/result_writer.cc): ReadResultLines (what merge reads shards with), each data
-// line through CheckRecordAgainstSchema (harness/schema.cc, as merge re-checks them),
+// (harness/run/result_writer.cc): ReadResultLines (what merge reads shards with), each data
+// line through CheckRecordAgainstSchema (harness/run/schema.cc, as merge re-checks them),
 // IsCompleteResultFile (the --force guard) and ResultWriter::Resume (--resume: keeps whole
 // cells, cuts a torn tail), given the header a run of the experiment the file names would pass.
 // Finding: a crash, a sanitizer report, an exception other than InputError, a hang, running out
@@ -13,8 +13,8 @@
 
 #include "core/errors.h"
 #include "fuzz/fuzz_support.h"
-#include "harness/result_writer.h"
-#include "harness/schema.h"
+#include "harness/run/result_writer.h"
+#include "harness/run/schema.h"
 
 namespace {
 

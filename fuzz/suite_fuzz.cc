@@ -1,10 +1,10 @@
-// fuzz/suite_fuzz.cc - feeds a suite file to LoadSuite (harness/suite.cc): the TOML parse, every
+// fuzz/suite_fuzz.cc - feeds a suite file to LoadSuite (harness/suite/suite.cc): the TOML parse, every
 // key's type and range, filter selectors and groups, and each experiment's plan, as `amqbench
 // suite FILE --list` reads it; a file that loads is loaded again with --quick's changes applied,
 // and its experiments listed (cells, costs, skip reasons) as --list prints them. No experiment
 // is prepared or run.
 // Finding: a crash, a sanitizer report, an exception other than InputError, a hang, running out
-// of memory, or a loaded suite that breaks harness/suite.h's promises: a name, distinct
+// of memory, or a loaded suite that breaks harness/suite/suite.h's promises: a name, distinct
 // experiment ids, and a plan for each experiment whose cells have 16-hex-digit ids and costs
 // that can be summed into an ETA.
 #include <set>
@@ -12,7 +12,7 @@
 
 #include "core/errors.h"
 #include "fuzz/fuzz_support.h"
-#include "harness/suite.h"
+#include "harness/suite/suite.h"
 
 namespace {
 

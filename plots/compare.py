@@ -11,7 +11,7 @@ BASE and NEW are result files or directories of them (every *.jsonl and *.json i
 suite_run.json and schema.json), read and schema-checked by load.py. Version 2 records are
 matched on (cell_id, record, trial, window); Google Benchmark entries on their run_name.
 
-What a field is comes from the one field table, harness/schema.cc, through results/schema.json's
+What a field is comes from the one field table, harness/run/schema.cc, through results/schema.json's
 "x-reproducibility" (a nested field, workload.trace.packets, is what its top-level field is):
   * identity (cell_id, seed, ...) matches records and is not compared;
   * deterministic (everything without a mark: space, FPR counts, kicks, build attempts, load,

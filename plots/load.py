@@ -41,7 +41,7 @@ DATA_RECORDS = ("cell", "trial", "window", "machine")
 
 # Google Benchmark files of a benchmark family name their benchmarks "<suite>/<filter>/<operation>".
 BENCHMARK_SUITES = ("quotient_family", "static")
-# Suites whose benchmarks take n (harness/micro_size.h); the quotient family's axis is load.
+# Suites whose benchmarks take n (harness/cell/micro_size.h); the quotient family's axis is load.
 SIZED_SUITES = ("filters", "static")
 DEFAULT_MICRO_N = 1_000_000  # amqbench_micro's n without --keys
 

@@ -118,7 +118,7 @@ FASTFILTER_SPEED = {
     ("ribbon64", "query_present"): Timing("StandardRibbon64 (r = 7)", 23.0, 14.0),
     ("ribbon64", "query_absent"): Timing("StandardRibbon64 (r = 7)", 29.0, 22.0),
     # The micro-benchmarks run the quotient family at this CQF's configuration (r = 8, 10^6
-    # keys in 2^21 slots, load 0.477: harness/micro_size.h). Its table is allocated and zeroed
+    # keys in 2^21 slots, load 0.477: harness/cell/micro_size.h). Its table is allocated and zeroed
     # before the timed inserts, as ours is.
     ("rsqf", "insert"): Timing("CQF (r = 8)", 58.0, 44.0),
     ("rsqf", "query_present"): Timing("CQF (r = 8)", 45.0, 35.0),

@@ -148,7 +148,7 @@ def test_the_real_schema_names_a_broken_field(tmp_path):
         load.load(broken, schema=REAL_SCHEMA)
 
 
-# --- n in Google Benchmark names (harness/micro_size.h) -----------------------------------------
+# --- n in Google Benchmark names (harness/cell/micro_size.h) -----------------------------------------
 
 MICRO_N = FIXTURES / "micro_n.json"  # today's shape: bloom and xor8 at three n
 MICRO = FIXTURES / "micro.json"  # written before n was an argument: names without n

@@ -2,7 +2,7 @@
 # CI's second half: the whole ctest suite again, built with AddressSanitizer and
 # UndefinedBehaviorSanitizer into build-sanitize/ (-O1, frame pointers, every UB report fatal).
 # Built with clang++-14 and Ninja: the same tests built by g++ with full debug info took
-# 12.5 min to compile on 2 cores, and one heavy file (harness/registry.cc) compiles in 30 s
+# 12.5 min to compile on 2 cores, and one heavy file (harness/cell/registry.cc) compiles in 30 s
 # with clang -gline-tables-only against 66 s with g++ -g (line tables are all a sanitizer
 # report needs). The micro-benchmark tests are left out: they time nothing here, and the
 # Release build's ctest run has already run every benchmark once.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regenerates what harness/schema.cc and the filters' declared statistics generate: the field
+# Regenerates what harness/run/schema.cc and the filters' declared statistics generate: the field
 # tables of results/README.md (between its markers) and results/schema.json. harness's schema
 # test fails until these match the table, so run this after adding or changing a field.
 set -euo pipefail

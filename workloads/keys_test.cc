@@ -12,7 +12,7 @@
 
 #include "filters/all.h"
 #include "core/errors.h"
-#include "harness/kernels.h"
+#include "harness/cell/kernels.h"
 
 namespace amq {
 namespace {

@@ -55,7 +55,7 @@ def render(results: ResultSet) -> str | None:
         "",
         *common.heading(results, EXPERIMENT, "###")[2:],
         f"Distinct 64-byte lines of the filter's storage that each of the first {count(traced)} member and"
-        " non-member lookups read, traced from the addresses the lookup itself reads (harness/line_tracer.h:"
+        " non-member lookups read, traced from the addresses the lookup itself reads (harness/cell/line_tracer.h:"
         " page protection and single-stepping, no timing). An access that straddles two lines counts once."
         f" Seed 002's table is beside each row; verdicts are on member lookups, ±{LINES_TOL:g} lines.",
         "",

@@ -1,0 +1,146 @@
+// harness/cell/kernels.h - every timed loop of the harness, and nothing else.
+//
+// Each kernel is a function template instantiated per filter type, so the loop body calls
+// the filter's own insert/contains directly (inlined, no virtual call, no option checks).
+// Kernels return what they observed (hits, failures) so the compiler cannot drop the work,
+// and so the caller checks correctness - no false negatives - on the very runs it times.
+#pragma once
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "core/filter.h"
+#include "workloads/queries.h"
+
+namespace amq {
+
+// Wall-clock nanoseconds of one call. steady_clock: monotonic, ~20 ns resolution, which is
+// far below the >= 10^4-key loops it brackets.
+template <class Fn>
+double TimeNs(Fn&& fn) {
+  const auto start = std::chrono::steady_clock::now();
+  fn();
+  const auto stop = std::chrono::steady_clock::now();
+  return std::chrono::duration<double, std::nano>(stop - start).count();
+}
+
+// Tells the compiler `value` is used, so a loop computing it cannot be removed or hoisted.
+template <class T>
+inline void KeepAlive(const T& value) {
+  asm volatile("" : : "r,m"(value) : "memory");
+}
+
+// Inserts keys in order (through insert_many where the filter has it: the same bytes, its
+// cache lines prefetched ahead). Failed inserts are rare (a full cuckoo table) and the failing
+// keys' indices are kept so the false-negative check knows which keys the filter holds.
+template <DynamicFilter F>
+std::size_t InsertAll(F& filter, std::span<const std::uint64_t> keys,
+                      std::vector<std::size_t>& failed) {
+  if constexpr (BulkInsertFilter<F>) {
+    return filter.insert_many(keys);  // never fails: nothing to record in `failed`
+  }
+  std::size_t inserted = 0;
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    if (filter.insert(keys[i])) [[likely]] {
+      ++inserted;
+    } else {
+      failed.push_back(i);
+    }
+  }
+  return inserted;
+}
+
+// The query loop: counts how many of `keys` the filter reports present. Summing the answers
+// keeps every lookup live; the branch-free accumulate mirrors what a caller who acts on the
+// answer would pay, without the branch predictor learning an all-positive or all-negative run.
+template <Filter F>
+std::size_t CountContained(const F& filter, std::span<const std::uint64_t> keys) {
+  std::size_t found = 0;
+  for (std::uint64_t key : keys) found += filter.contains(key) ? 1 : 0;
+  return found;
+}
+
+// The batched query loop: the same count through the filter's contains_many. `answers` is the
+// caller's buffer (one byte per key), allocated and touched outside the timed region.
+template <BatchedFilter F>
+std::size_t CountContainedBatched(const F& filter, std::span<const std::uint64_t> keys,
+                                  std::span<std::uint8_t> answers) {
+  return filter.contains_many(keys, answers.first(keys.size()));
+}
+
+// What a churn run observed; the caller checks false_negatives == 0.
+struct ChurnOutcome {
+  std::size_t false_negatives = 0;
+  std::size_t false_positives = 0;
+  std::size_t negative_queries = 0;
+  std::size_t insert_failures = 0;
+};
+
+// Interleaved insert, erase and query at a steady load (workloads/queries.h's schedule),
+// checked step by step against the schedule's exact membership. A key whose insert was
+// refused is not erased later: erasing a key a cuckoo filter does not hold can remove another
+// key's identical fingerprint, the one way erase makes a false negative.
+template <class F>
+  requires DynamicFilter<F> && ErasableFilter<F>
+ChurnOutcome RunChurn(F& filter, std::span<const ChurnStep> steps, std::vector<std::uint64_t>& refused) {
+  ChurnOutcome out;
+  for (const ChurnStep& step : steps) {
+    switch (step.op) {
+      case ChurnStep::Op::kInsert:
+        if (!filter.insert(step.key)) [[unlikely]] {
+          ++out.insert_failures;
+          refused.push_back(step.key);
+        }
+        break;
+      case ChurnStep::Op::kErase:
+        if (!refused.empty()) [[unlikely]] {
+          const auto it = std::find(refused.begin(), refused.end(), step.key);
+          if (it != refused.end()) {
+            refused.erase(it);
+            break;
+          }
+        }
+        filter.erase(step.key);
+        break;
+      case ChurnStep::Op::kQuery: {
+        const bool present = filter.contains(step.key);
+        if (step.member) {
+          const bool was_refused = !refused.empty() &&
+                                   std::find(refused.begin(), refused.end(), step.key) != refused.end();
+          out.false_negatives += (!present && !was_refused) ? 1 : 0;
+        } else {
+          ++out.negative_queries;
+          out.false_positives += present ? 1 : 0;
+        }
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+// A filter together with what building it did: the keys it refused, by index.
+template <Filter F>
+struct Built {
+  F filter;
+  std::vector<std::size_t> failed;
+};
+
+// One way to build any filter from a finished key set: key by key for a dynamic filter,
+// all at once for a static one. Used by the tests; the driver times the two halves of a
+// dynamic build separately (allocation is not insertion).
+template <Filter F>
+Built<F> Build(std::span<const std::uint64_t> keys, const FilterParams& params) {
+  if constexpr (StaticFilter<F>) {
+    return Built<F>{F::build(keys, params), {}};
+  } else {
+    Built<F> built{F(params), {}};
+    InsertAll(built.filter, keys, built.failed);
+    return built;
+  }
+}
+
+}  // namespace amq

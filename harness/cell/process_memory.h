@@ -1,0 +1,44 @@
+// harness/cell/process_memory.h - how much memory a cell takes and how much the machine has.
+//
+// Three measurements, all from Linux's /proc and cgroup files:
+//   - the peak resident set of this process while one cell ran: VmHWM after the high-water
+//     mark was reset to the current RSS at the cell's start (writing "5" to
+//     /proc/self/clear_refs, Linux 4.0+). It includes what the process held before the cell
+//     (the binary, the allocator's retained free memory), so it is what the cell needed the
+//     machine to have, not what the cell allocated;
+//   - the memory available to a new allocation: MemAvailable, or the cgroup v2 limit minus
+//     current usage when that is lower (a container's limit is what the OOM killer enforces);
+//   - the peak a piece of work adds, measured in a forked child: the child's resident set
+//     grows only by the pages the work touches (large blocks come fresh from mmap there), so
+//     the growth from the mark to the peak is the work's own footprint, scratch included.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+
+namespace amq {
+
+// Resets the peak RSS to the current RSS; false where the kernel does not allow it.
+bool ResetPeakRss();
+// VmHWM: the peak RSS since the last reset (or since the process started).
+std::optional<std::uint64_t> PeakRssBytes();
+
+struct AvailableMemory {
+  std::uint64_t bytes = 0;
+  std::string source;  // "MemAvailable" or "cgroup memory.max"
+};
+std::optional<AvailableMemory> AvailableMemoryBytes();
+
+// Runs `work` in a forked child. `work` calls mark() once its inputs are made, and again once
+// its result is made, before freeing anything; the result is how far the child's resident set
+// rose above its size at the first mark() (nullopt if the child could not be started or did
+// not report).
+std::optional<std::uint64_t> PeakGrowthInChild(
+    const std::function<void(const std::function<void()>& mark)>& work);
+
+// "1.5 GiB", "312 MiB", "40 KiB".
+std::string FormatBytes(double bytes);
+
+}  // namespace amq

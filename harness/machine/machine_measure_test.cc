@@ -1,0 +1,149 @@
+// harness/machine/machine_measure_test.cc - the machine measurement's pieces: the sizes measured, the
+// buffer, each kernel returning sane numbers, and the cache levels read off latency curves
+// made up to have a known answer (the real curve is checked, loosely, in
+// commands/machine_command_test.cc: these VMs are too noisy for more).
+#include "harness/machine/machine_measure.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "core/errors.h"
+#include "harness/machine/machine_report.h"
+
+namespace amq {
+namespace {
+
+constexpr std::size_t KiB = 1024, MiB = 1024 * KiB, GiB = 1024 * MiB;
+
+TEST(MachineSizes, LatencyHasPowersOfTwoAndTheStepsBetween) {
+  const auto sizes = LatencySizes(4 * MiB);
+  ASSERT_GE(sizes.size(), 4u);
+  EXPECT_EQ(sizes[0], 4 * KiB);
+  EXPECT_EQ(sizes[1], 6 * KiB);
+  EXPECT_EQ(sizes[2], 8 * KiB);
+  EXPECT_EQ(sizes.back(), 4 * MiB);
+  EXPECT_EQ(sizes.size(), 21u);  // 2^12 .. 2^22 and the ten 1.5x steps between
+  EXPECT_EQ(LatencySizes(GiB).back(), GiB);
+  EXPECT_EQ(LatencySizes(5 * MiB).back(), 5 * MiB) << "--max-bytes itself is measured last";
+  EXPECT_EQ(LatencySizes(5 * MiB)[LatencySizes(5 * MiB).size() - 2], 4 * MiB);
+}
+
+TEST(MachineSizes, ThroughputHasPowersOfFourAndTheLargest) {
+  EXPECT_EQ(ThroughputSizes(64 * MiB),
+            (std::vector<std::size_t>{16 * KiB, 64 * KiB, 256 * KiB, MiB, 4 * MiB, 16 * MiB, 64 * MiB}));
+  EXPECT_EQ(ThroughputSizes(100 * MiB).back(), 100 * MiB);
+  EXPECT_EQ(ThroughputSizes(GiB).back(), GiB);
+}
+
+TEST(MachineBuffer, IsPrefaultedAndSaysWhichPagesItGot) {
+  const MachineBuffer off(4 * MiB, HugePages::kOff);
+  EXPECT_GE(off.size(), 4 * MiB);
+  EXPECT_FALSE(off.huge_pages_requested());
+  EXPECT_EQ(off.huge_page_fraction(), 0.0) << "MADV_NOHUGEPAGE: 4 KiB pages only";
+  EXPECT_FALSE(off.huge_pages());
+  const MachineBuffer automatic(4 * MiB, HugePages::kAuto);
+  EXPECT_GE(automatic.huge_page_fraction(), 0.0);
+  EXPECT_LE(automatic.huge_page_fraction(), 1.0);
+  const std::string thp = TransparentHugePageMode();
+  EXPECT_EQ(automatic.huge_pages_requested(), thp == "always" || thp == "madvise");
+  if (!automatic.huge_pages_requested()) {
+    EXPECT_THROW(MachineBuffer(4 * MiB, HugePages::kOn), InputError) << "on insists";
+  }
+}
+
+TEST(MachineBuffer, HugePagesOptionIsParsed) {
+  EXPECT_EQ(ParseHugePages("auto"), HugePages::kAuto);
+  EXPECT_EQ(ParseHugePages("on"), HugePages::kOn);
+  EXPECT_EQ(ParseHugePages("off"), HugePages::kOff);
+  EXPECT_THROW(ParseHugePages("maybe"), InputError);
+  EXPECT_STREQ(HugePagesName(HugePages::kOff), "off");
+}
+
+TEST(MachineKernels, ReturnPositiveNumbersInOrder) {
+  const MachineBuffer buffer(4 * MiB, HugePages::kAuto);
+  MachineTiming timing;
+  timing.repeats = 3;
+  timing.min_seconds = 0.001;
+  timing.min_operations = 1 << 12;
+  for (const Spread& s : {MeasureLatency(buffer, 16 * KiB, timing), MeasureRandomLines(buffer, 4 * MiB, timing),
+                          MeasureRandomLines(buffer, 4 * MiB, timing, RandomLinesMethod::kPrefetch),
+                          MeasureSequential(buffer, 4 * MiB, timing)}) {
+    EXPECT_GT(s.min, 0);
+    EXPECT_LE(s.min, s.median);
+    EXPECT_LE(s.median, s.max);
+    EXPECT_TRUE(std::isfinite(s.max));
+  }
+}
+
+// A made-up hierarchy with a known answer: each level holds `capacity` bytes at `ns` per load;
+// past a level a random cycle still hits it with probability capacity / working set (the edge
+// is gradual, as on a real machine).
+std::vector<LatencyPoint> ModelCurve(const std::vector<std::pair<std::size_t, double>>& levels, double memory_ns,
+                                     std::size_t max_bytes) {
+  std::vector<LatencyPoint> curve;
+  for (std::size_t bytes : LatencySizes(max_bytes)) {
+    // Expected latency: each level serves the loads it catches that smaller levels missed.
+    double expected = 0, missed = 1;
+    for (const auto& [capacity, level_ns] : levels) {
+      const double hit = std::min(1.0, static_cast<double>(capacity) / static_cast<double>(bytes));
+      expected += missed * hit * level_ns;
+      missed *= 1 - hit;
+    }
+    curve.push_back({bytes, expected + missed * memory_ns});
+  }
+  return curve;
+}
+
+TEST(CacheLevels, OneStepPerLevelAtItsCapacity) {
+  const auto curve = ModelCurve({{32 * KiB, 1.0}, {512 * KiB, 4.0}, {16 * MiB, 12.0}}, 90.0, GiB);
+  const auto levels = DetectCacheLevels(curve);
+  ASSERT_EQ(levels.size(), 4u);
+  const std::size_t capacities[] = {32 * KiB, 512 * KiB, 16 * MiB};
+  const double latencies[] = {1.0, 4.0, 12.0, 90.0};
+  for (std::size_t k = 0; k < 4; ++k) {
+    EXPECT_NEAR(levels[k].ns_per_load, latencies[k], 0.35 * latencies[k]) << "level " << k + 1;
+    if (k < 3) {
+      ASSERT_TRUE(levels[k].capacity_bytes) << k;
+      EXPECT_EQ(*levels[k].capacity_bytes, capacities[k]) << "level " << k + 1;
+    }
+  }
+  EXPECT_FALSE(levels[3].capacity_bytes) << "the last plateau has no capacity";
+}
+
+TEST(CacheLevels, NoiseDoesNotMakeAStep) {
+  auto curve = ModelCurve({{32 * KiB, 1.0}, {512 * KiB, 4.0}}, 90.0, 256 * MiB);
+  for (LatencyPoint& p : curve) {
+    if (p.bytes == 8 * KiB || p.bytes == 128 * KiB) p.ns *= 3;  // a time slice lost mid-repeat
+  }
+  EXPECT_EQ(DetectCacheLevels(curve).size(), 3u);
+}
+
+TEST(CacheLevels, AFlatCurveIsOneLevel) {
+  std::vector<LatencyPoint> flat;
+  for (std::size_t bytes : LatencySizes(64 * MiB)) flat.push_back({bytes, 1.2});
+  const auto levels = DetectCacheLevels(flat);
+  ASSERT_EQ(levels.size(), 1u);
+  EXPECT_DOUBLE_EQ(levels[0].ns_per_load, 1.2);
+  EXPECT_TRUE(DetectCacheLevels({}).empty());
+}
+
+TEST(CacheLevels, AreMatchedToTheReportedCachesWithinTwofold) {
+  const auto curve = ModelCurve({{48 * KiB, 1.0}, {MiB, 4.0}, {32 * MiB, 12.0}}, 90.0, GiB);
+  const std::vector<ReportedCache> reported = {
+      {1, "Data", 48 * KiB, "sysfs"}, {2, "Unified", MiB, "sysfs"}, {3, "Unified", 256 * MiB, "sysfs"}};
+  const Json fields = CacheLevelsFields(curve, reported, GiB);
+  EXPECT_EQ(fields["steps"], 3);
+  const Json& levels = fields["levels"];
+  ASSERT_EQ(levels.size(), 4u);
+  EXPECT_EQ(levels[0]["reported"]["level"], 1);
+  EXPECT_EQ(levels[1]["reported"]["level"], 2);
+  EXPECT_TRUE(levels[2]["reported"].is_null()) << "32 MiB seen, 256 MiB reported: no match";
+  EXPECT_TRUE(levels[3]["capacity_bytes"].is_null());
+  EXPECT_TRUE(levels[3]["memory"].get<bool>()) << "1 GiB is past twice the largest cache";
+  EXPECT_FALSE(CacheLevelsFields(curve, reported, 256 * MiB)["levels"].back()["memory"].get<bool>());
+  EXPECT_EQ(fields["reported_caches"].size(), 3u);
+}
+
+}  // namespace
+}  // namespace amq

@@ -1,0 +1,74 @@
+// harness/machine/machine_report.h - a machine measurement (harness/machine/machine_measure.h) as result-file
+// records: which points are measured, one "machine" record per point, the cache levels read
+// off the latency curve beside the caches the system reports, the short summary a run's
+// context carries (run/suite --machine), and the table printed for people.
+//
+// Machine lines are their own record type, "machine", not "cell": a cell line is one filter
+// measured (the schema requires `filter` on it), and no filter runs here. They keep the identity
+// every data line has (cell_id, experiment, kind, seed), so two machines compare point for
+// point on cell_id, as two runs of a suite do.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "harness/machine/machine_measure.h"
+#include "harness/run/result_file.h"
+
+namespace amq {
+
+// The smallest largest working set a run may ask for: the latency curve needs room past L2.
+inline constexpr std::size_t kMachineMinBytes = std::size_t{1} << 22;
+
+struct MachineRunOptions {
+  std::size_t max_bytes = std::size_t{1} << 30;
+  HugePages huge_pages = HugePages::kAuto;
+  MachineTiming timing;
+  std::string experiment = "machine";  // the records' experiment field
+};
+
+// Short runs for tests and for a run's context: 64 MiB at most, 3 repeats of >= 2 ms.
+MachineRunOptions QuickMachineOptions();
+
+struct MachinePoint {
+  std::string test;  // latency, random_lines, sequential, cache_levels
+  std::size_t working_set_bytes = 0;  // 0 for cache_levels
+  Json identity;     // what cell_id hashes: kind, test and working set
+  std::string cell_id;
+};
+// In the order measured: latency at every size, random lines, sequential, and the cache_levels
+// summary last.
+std::vector<MachinePoint> PlanMachine(const MachineRunOptions& options);
+
+// Bytes the measurement holds at its peak: the buffer and the permutation of its lines.
+std::size_t MachineMemoryNeeded(std::size_t max_bytes);
+
+// Measures one planned point in `buffer` (at least options.max_bytes) and returns its record;
+// latency points add themselves to `curve`, which the cache_levels point reads.
+Json MeasureMachinePoint(const MachineRunOptions& options, const MachineBuffer& buffer,
+                         const MachinePoint& point, std::vector<LatencyPoint>& curve);
+
+// A few words about a record for progress lines: "latency 4 KiB: 1.02 ns/load".
+std::string DescribeMachineRecord(const Json& record);
+
+// The cache_levels record's fields for a latency curve: levels (plateaus, each beside the
+// reported cache nearest its capacity when one is within a factor of 2), steps,
+// reported_caches.
+Json CacheLevelsFields(const std::vector<LatencyPoint>& curve, const std::vector<ReportedCache>& reported,
+                       std::size_t largest_bytes);
+
+// What a result's context carries under "machine": the plateaus, the random-line ceiling and
+// the sequential bandwidth at the largest size, and whether huge pages backed the buffer.
+Json MachineSummary(const std::vector<Json>& records);
+
+// Measures this machine briefly (QuickMachineOptions, a few seconds) and returns its
+// MachineSummary: what run and suite --machine put in the context.
+Json QuickMachineSummary();
+
+// The records as a table for people: the latency curve, the levels beside the reported
+// caches, the random-line ceiling and the bandwidth.
+std::string MachineTable(const std::vector<Json>& records);
+
+}  // namespace amq

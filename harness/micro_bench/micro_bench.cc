@@ -1,0 +1,265 @@
+// harness/micro_bench/micro_bench.cc - amqbench_micro: Google Benchmark micro-benchmarks of insert (or
+// build) and query for every filter in filters/all.h, at each n of --keys (default 10^6 keys;
+// harness/cell/micro_size.h). Names:
+// "<filter>/<operation>/n:<n>/real_time", the operations being
+//   insert | build           warm: into memory already mapped and touched (see BM_Build)
+//   insert_cold | build_cold cold: the table allocated, zeroed and faulted in inside the timed
+//                            region, as FastFilter's single pass times it
+//   query_present | query_absent                  one contains() per key
+//   query_present_batched | query_absent_batched  contains_many() over the whole buffer, for
+//                            filters that batch (BatchedFilter): hashes and prefetches a group
+//                            of keys before probing any of them
+//
+// Reproduces the shape of FastFilter's bulk-insert-and-query table (REFERENCE_NUMBERS.md §2):
+// there, on this machine class, Cuckoo12 inserts at ~39-44 ns/key and queries at ~7-9.7,
+// Bloom12 queries at ~9-14 (present) and ~19-24 ns/key (absent), blocked Bloom at ~4-6.
+// Run: build/amqbench_micro --benchmark_repetitions=5 (about a minute per filter); against n:
+// build/amqbench_micro --keys=1024,16384,262144,4194304 --benchmark_filter='^(bloom|xor8)/'.
+// Each benchmark checks for false negatives before it times anything, and reports
+// ns_per_key (time / keys) as a counter beside Google Benchmark's own fields; the query
+// benchmarks add bits_per_key, the size of the filter they probe. Key buffers are
+// generated once, outside any timed region; every timed loop is a kernel of harness/cell/kernels.h
+// (or a static filter's own build), called directly for the filter type.
+#include <benchmark/benchmark.h>
+#include <malloc.h>
+#include <sys/resource.h>
+
+#include <cstdio>
+#include <memory>
+#include <span>
+#include <string>
+
+#include "filters/all.h"
+#include "harness/cell/cache_sizes.h"
+#include "harness/cell/kernels.h"
+#include "harness/cell/micro_size.h"
+
+namespace amq {
+namespace {
+
+// Every n inserts and queries a prefix of the same keys (seed 1).
+std::span<const std::uint64_t> Members(std::size_t n) {
+  return MicroKeyPrefix<1, KeyStream::kMembers>(n);
+}
+std::span<const std::uint64_t> NonMembers(std::size_t n) {
+  return MicroKeyPrefix<1, KeyStream::kNonMembers>(n);
+}
+
+long MinorFaults() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return usage.ru_minflt;
+}
+
+void ReportPerKey(benchmark::State& state, std::size_t keys) {
+  state.counters["ns_per_key"] =
+      benchmark::Counter(static_cast<double>(keys), benchmark::Counter::kIsIterationInvariantRate |
+                                                        benchmark::Counter::kInvert);
+}
+
+// Insert n keys into a fresh filter (dynamic), or build it (static), on pre-faulted memory. A
+// dynamic filter's constructor allocates and zeroes its table outside the timed region. A
+// static filter is built once untimed first (that build is also its false-negative check):
+// main() keeps freed memory in the process, so the timed builds reuse pages already mapped.
+template <Filter F>
+void BM_Build(benchmark::State& state) {
+  const std::size_t n = static_cast<std::size_t>(state.range(0));
+  const auto keys = Members(n);
+  const FilterParams params = MicroFilterParams(n, F::kFamily);
+  if constexpr (StaticFilter<F>) {
+    {
+      const F warm = F::build(keys, params);
+      if (CountContained(warm, keys) != n) {
+        state.SkipWithError("false negatives");
+        return;
+      }
+    }
+    for (auto _ : state) {
+      F filter = F::build(keys, params);
+      benchmark::DoNotOptimize(filter);
+      state.PauseTiming();
+      { F discard = std::move(filter); }  // free outside the timed region
+      state.ResumeTiming();
+    }
+  } else {
+    for (auto _ : state) {
+      state.PauseTiming();
+      F filter(params);
+      std::vector<std::size_t> failed;
+      state.ResumeTiming();
+      benchmark::DoNotOptimize(InsertAll(filter, keys, failed));
+      state.PauseTiming();
+      const bool refused = !failed.empty();
+      { F discard = std::move(filter); }  // free outside the timed region
+      if (refused) {
+        // Google Benchmark forbids ResumeTiming after SkipWithError: leave the loop instead.
+        state.SkipWithError("an insert was refused: the table cannot hold n keys at this load");
+        break;
+      }
+      state.ResumeTiming();
+    }
+  }
+  ReportPerKey(state, n);
+}
+
+// The filter the query benchmarks probe, held between calls: Google Benchmark calls a benchmark
+// once per repetition (and again while it sizes the iteration count), and at n = 2^26 a build
+// takes seconds. One filter is held at a time - the last (type, n) asked for - so memory holds
+// at most one beside what the running benchmark builds.
+struct HeldFilter {
+  const void* type = nullptr;  // the address of a per-type tag
+  std::size_t n = 0;
+  bool holds_every_key = false;  // the false-negative check, made once after the build
+  std::shared_ptr<const void> built;
+};
+
+HeldFilter& SharedHeldFilter() {
+  static HeldFilter held;
+  return held;
+}
+
+template <Filter F>
+const Built<F>& BuiltFor(std::size_t n, bool& holds_every_key) {
+  static const char tag = 0;
+  HeldFilter& slot = SharedHeldFilter();
+  if (slot.type != &tag || slot.n != n) {
+    slot.built.reset();  // free the previous filter before building the next
+    auto built = std::make_shared<const Built<F>>(Build<F>(Members(n), MicroFilterParams(n, F::kFamily)));
+    slot.holds_every_key = CountContained(built->filter, Members(n)) == n;
+    slot.built = std::move(built);
+    slot.type = &tag;
+    slot.n = n;
+  }
+  holds_every_key = slot.holds_every_key;
+  return *static_cast<const Built<F>*>(slot.built.get());
+}
+
+// The query loop over n members or n non-members of the held filter, one contains() per key
+// or (batched) contains_many over the whole buffer into answers allocated and touched before
+// timing. The batched path must also find every member before it is timed.
+template <Filter F, bool kBatched = false>
+void BM_Query(benchmark::State& state, bool members) {
+  const std::size_t n = static_cast<std::size_t>(state.range(0));
+  bool holds_every_key = false;
+  const Built<F>& built = BuiltFor<F>(n, holds_every_key);
+  if (!holds_every_key) {
+    state.SkipWithError("false negatives");
+    return;
+  }
+  const auto queries = members ? Members(n) : NonMembers(n);
+  if constexpr (kBatched) {
+    std::vector<std::uint8_t> answers(n, 0);
+    if (members && CountContainedBatched(built.filter, queries, answers) != n) {
+      state.SkipWithError("false negatives in the batched path");
+      return;
+    }
+    for (auto _ : state) benchmark::DoNotOptimize(CountContainedBatched(built.filter, queries, answers));
+  } else {
+    for (auto _ : state) benchmark::DoNotOptimize(CountContained(built.filter, queries));
+  }
+  ReportPerKey(state, n);
+  // How much memory the lookups range over: plots mark where a filter outgrows each cache.
+  state.counters["bits_per_key"] = 8.0 * double(built.filter.size_in_bytes()) / double(n);
+}
+
+// Insert n keys into a fresh filter (dynamic), or build it (static), on fresh memory: the
+// allocation, the zeroing and the first touch of every page are timed, as in a program that
+// builds a filter once. malloc_trim(0) before each pass hands the previous pass's pages back
+// to the kernel (main() keeps them otherwise), and page_faults_per_key shows they were taken
+// again.
+template <Filter F>
+void BM_BuildCold(benchmark::State& state) {
+  const std::size_t n = static_cast<std::size_t>(state.range(0));
+  const auto keys = Members(n);
+  const FilterParams params = MicroFilterParams(n, F::kFamily);
+  long faults = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    malloc_trim(0);
+    const long faults_before = MinorFaults();
+    state.ResumeTiming();
+    bool refused = false;
+    if constexpr (StaticFilter<F>) {
+      F filter = F::build(keys, params);
+      benchmark::DoNotOptimize(filter);
+      state.PauseTiming();
+      faults += MinorFaults() - faults_before;
+      { F discard = std::move(filter); }
+    } else {
+      F filter(params);
+      std::vector<std::size_t> failed;
+      benchmark::DoNotOptimize(InsertAll(filter, keys, failed));
+      state.PauseTiming();
+      faults += MinorFaults() - faults_before;
+      refused = !failed.empty();
+      { F discard = std::move(filter); }
+    }
+    if (refused) {
+      state.SkipWithError("an insert was refused: the table cannot hold n keys at this load");
+      break;
+    }
+    state.ResumeTiming();
+  }
+  ReportPerKey(state, n);
+  state.counters["page_faults_per_key"] =
+      benchmark::Counter(static_cast<double>(faults) / static_cast<double>(n),
+                         benchmark::Counter::kAvgIterations);
+}
+
+// One benchmark per n of --keys, named ".../n:<n>/real_time".
+benchmark::internal::Benchmark* AtEveryN(benchmark::internal::Benchmark* b) {
+  return AtEachMicroN(b)->Unit(benchmark::kMillisecond)->UseRealTime();
+}
+
+template <Filter F>
+void RegisterBatched() {
+  if constexpr (BatchedFilter<F>) {
+    AtEveryN(benchmark::RegisterBenchmark((std::string(F::kName) + "/query_present_batched").c_str(),
+                                          [](benchmark::State& s) { BM_Query<F, true>(s, true); }));
+    AtEveryN(benchmark::RegisterBenchmark((std::string(F::kName) + "/query_absent_batched").c_str(),
+                                          [](benchmark::State& s) { BM_Query<F, true>(s, false); }));
+  }
+}
+
+template <class... Fs>
+void RegisterAll(TypeList<Fs...>) {
+  (AtEveryN(benchmark::RegisterBenchmark(
+       (std::string(Fs::kName) + (StaticFilter<Fs> ? "/build" : "/insert")).c_str(), BM_Build<Fs>)),
+   ...);
+  (AtEveryN(benchmark::RegisterBenchmark((std::string(Fs::kName) + "/query_present").c_str(),
+                                         [](benchmark::State& s) { BM_Query<Fs>(s, true); })),
+   ...);
+  (AtEveryN(benchmark::RegisterBenchmark((std::string(Fs::kName) + "/query_absent").c_str(),
+                                         [](benchmark::State& s) { BM_Query<Fs>(s, false); })),
+   ...);
+  (AtEveryN(benchmark::RegisterBenchmark(
+       (std::string(Fs::kName) + (StaticFilter<Fs> ? "/build_cold" : "/insert_cold")).c_str(),
+       BM_BuildCold<Fs>)),
+   ...);
+  (RegisterBatched<Fs>(), ...);
+}
+
+}  // namespace
+}  // namespace amq
+
+int main(int argc, char** argv) {
+  mallopt(M_MMAP_THRESHOLD, 1 << 30);  // keep freed memory for the next build: warm pages
+  mallopt(M_TRIM_THRESHOLD, -1);
+  if (!amq::TakeMicroKeysFlag(argc, argv)) {
+    std::fprintf(stderr,
+                 "amqbench_micro: --keys=N or --keys=N1,N2,... takes whole numbers in [1000, 10^9],"
+                 " each once\n");
+    return 2;
+  }
+  amq::RegisterAll(amq::AllFilters{});
+  for (void (*registration)() : amq::KeysFlagRegistrations()) registration();
+  // The n list and the caches go into Google Benchmark's context: plots/load.py reads n of
+  // names without one from "keys", and marks the caches on charts against n.
+  benchmark::AddCustomContext("keys", amq::MicroKeysText(amq::MicroKeyCounts()));
+  benchmark::AddCustomContext("amq_caches", amq::DataCacheText(amq::CacheSizes()));
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -1,0 +1,158 @@
+// harness/micro_bench/micro_bench_test.cc - n as a Google Benchmark argument: --keys takes one n or a list,
+// a list registers one benchmark per (filter, operation, n) and each names its n, and the micro
+// kind passes the list on and estimates the memory its largest n needs.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "harness/kinds/micro_kind.h"
+#include "harness/cell/micro_size.h"
+#include "harness/cell/registry.h"
+
+namespace amq {
+namespace {
+
+struct MicroRun {
+  int status = -1;
+  std::string out;
+};
+
+// amqbench_micro with these arguments; stderr is discarded.
+MicroRun RunMicro(const std::string& args) {
+  MicroRun run;
+  const std::string command = std::string(AMQ_MICRO_BINARY) + " " + args + " 2>/dev/null";
+  FILE* pipe = popen(command.c_str(), "r");
+  if (!pipe) return run;
+  std::array<char, 4096> buffer{};
+  for (std::size_t got; (got = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0;) {
+    run.out.append(buffer.data(), got);
+  }
+  const int status = pclose(pipe);
+  run.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return run;
+}
+
+TEST(MicroKeys, OneNOrAListOfWholeNumbersEachOnce) {
+  EXPECT_EQ(ParseMicroKeys("1000000"), (std::vector<std::size_t>{1000000}));
+  EXPECT_EQ(ParseMicroKeys("1024,4096,1048576"), (std::vector<std::size_t>{1024, 4096, 1048576}));
+  for (const char* bad : {"", "999", "1e6", "abc", "1024,", ",1024", "1024,,4096", "1024,1024",
+                          "-1024", "1000000001", "1024 "}) {
+    EXPECT_FALSE(ParseMicroKeys(bad).has_value()) << '"' << bad << '"';
+  }
+}
+
+TEST(MicroKeys, AListGivesOneBenchmarkPerFilterOperationAndN) {
+  const MicroRun run = RunMicro("--keys=1024,2048,4096 --benchmark_list_tests=true");
+  ASSERT_EQ(run.status, 0);
+  // Benchmark names without their n, with the set of n each was registered at.
+  std::map<std::string, std::multiset<std::string>> by_base;
+  std::istringstream lines(run.out);
+  for (std::string name; std::getline(lines, name);) {
+    const std::size_t at = name.find("/n:");
+    if (name.rfind("quotient_family/", 0) == 0) {
+      EXPECT_EQ(at, std::string::npos) << name << ": the quotient family's axis is load, not n";
+      continue;
+    }
+    ASSERT_NE(at, std::string::npos) << name << " does not name its n";
+    const std::size_t end = name.find('/', at + 1);
+    by_base[name.substr(0, at)].insert(name.substr(at + 3, end - at - 3));
+  }
+  const std::multiset<std::string> every_n = {"1024", "2048", "4096"};
+  for (const auto& [base, ns] : by_base) EXPECT_EQ(ns, every_n) << base;
+  for (const FilterEntry& f : Registry()) {
+    for (const std::string op : {f.dynamic ? "insert" : "build", f.dynamic ? "insert_cold" : "build_cold",
+                                 "query_present", "query_absent"}) {
+      EXPECT_TRUE(by_base.count(std::string(f.name) + "/" + op)) << f.name << "/" << op;
+    }
+  }
+  // A filter with contains_many has its batched twins beside the one-at-a-time lookups.
+  EXPECT_TRUE(by_base.count("cuckoo12/query_present_batched"));
+  EXPECT_TRUE(by_base.count("cuckoo12/query_absent_batched"));
+  EXPECT_TRUE(by_base.count("static/xor8/build_warm"));
+}
+
+TEST(MicroKeys, EachBenchmarkRunsAtItsNAndTheContextSaysWhich) {
+  MicroParams p;
+  p.filters = {"bloom"};
+  p.operations = {"insert", "query_present", "query_absent"};
+  const MicroRun run = RunMicro("--keys=1024,2048 --benchmark_filter='" + MicroBenchmarkFilter(p) +
+                                "' --benchmark_min_time=0.001 --benchmark_format=json");
+  ASSERT_EQ(run.status, 0);
+  const nlohmann::json doc = nlohmann::json::parse(run.out);
+  std::set<std::string> names;
+  for (const auto& b : doc["benchmarks"]) {
+    names.insert(b["name"].get<std::string>());
+    EXPECT_GT(b["ns_per_key"].get<double>(), 0) << b["name"];
+    EXPECT_FALSE(b.contains("error_occurred") && b["error_occurred"].get<bool>()) << b["name"];
+  }
+  const std::set<std::string> expected = {
+      "bloom/insert/n:1024/real_time",        "bloom/insert/n:2048/real_time",
+      "bloom/query_present/n:1024/real_time", "bloom/query_present/n:2048/real_time",
+      "bloom/query_absent/n:1024/real_time",  "bloom/query_absent/n:2048/real_time"};
+  EXPECT_EQ(names, expected);
+  EXPECT_EQ(doc["context"]["keys"], "1024,2048");
+  EXPECT_TRUE(doc["context"].contains("amq_caches"));
+}
+
+TEST(MicroKeys, OperationsNarrowTheFiltersButNotTheFamilyBenchmarks) {
+  MicroParams p;
+  p.filters = {"bloom", "cuckoo12"};
+  p.benchmarks = {"static"};
+  EXPECT_EQ(MicroBenchmarkFilter(p), "^(bloom|cuckoo12|static)/");
+  p.operations = {"insert", "query_absent_batched"};
+  EXPECT_EQ(MicroBenchmarkFilter(p), "^((bloom|cuckoo12)/(insert|query_absent_batched)/|(static)/)");
+}
+
+// The cold build takes its pages from the kernel on every pass (malloc_trim hands the last
+// pass's back), and says so with a page-fault count; the warm one reuses mapped memory. At
+// n = 65536, cuckoo12's table is 96 KiB, 24 pages.
+TEST(MicroKeys, AColdBuildFaultsItsTableIn) {
+  const MicroRun run = RunMicro(
+      "--keys=65536 --benchmark_filter='^cuckoo12/insert_cold/' --benchmark_min_time=0.001"
+      " --benchmark_format=json");
+  ASSERT_EQ(run.status, 0);
+  const nlohmann::json doc = nlohmann::json::parse(run.out);
+  ASSERT_EQ(doc["benchmarks"].size(), 1u);
+  const double faults_per_key = doc["benchmarks"][0]["page_faults_per_key"].get<double>();
+  EXPECT_GE(faults_per_key * 65536, 24.0);
+}
+
+TEST(MicroKeys, ABadListIsRefusedWithExitStatus2) {
+  for (const char* bad : {"--keys=10", "--keys=1024,1024", "--keys=1024,abc"}) {
+    EXPECT_EQ(RunMicro(std::string(bad) + " --benchmark_list_tests=true").status, 2) << bad;
+  }
+}
+
+// The micro kind at 2^26 keys: the key buffers alone are 1 GiB, and the filter part is
+// extrapolated from builds at 2^19 and 2^18 keys (bloom at 1%: about 9.6 bits a key).
+TEST(MicroKeys, TheMicroKindEstimatesItsLargestN) {
+  MicroParams p;
+  p.filters = {"bloom"};
+  p.binary = AMQ_MICRO_BINARY;
+  p.keys = {1024, std::size_t{1} << 26};
+  const auto plan = MakeMicroPlan(p);
+  const std::optional<MemoryEstimate> estimate = plan->EstimateMemory(0);
+  ASSERT_TRUE(estimate.has_value());
+  EXPECT_EQ(estimate->buffer_bytes, std::uint64_t{1} << 30);
+  EXPECT_EQ(estimate->scale, 128u);
+  const double bloom_bytes = (std::size_t{1} << 26) * 9.6 / 8;
+  EXPECT_GT(estimate->filter_bytes, 1.5 * bloom_bytes);
+  EXPECT_LT(estimate->filter_bytes, 4.0 * bloom_bytes);
+  // A list of n costs more than one n: the suite's ETA and shards see the difference.
+  MicroParams one = p;
+  one.keys = {1024};
+  EXPECT_GT(plan->cells()[0].cost, MakeMicroPlan(one)->cells()[0].cost);
+  EXPECT_NE(plan->cells()[0].cell_id, MakeMicroPlan(one)->cells()[0].cell_id);
+}
+
+}  // namespace
+}  // namespace amq
