@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "harness/kinds/adapt_kind.h"
+#include "harness/kinds/build_failures_kind.h"
 #include "harness/kinds/counting_kind.h"
 #include "harness/kinds/filters_kind.h"
 #include "harness/kinds/machine_kind.h"
@@ -24,6 +25,7 @@ inline constexpr const KindSpec* kAllKinds[] = {
     &kCountingKind,
     &kMicroKind,
     &kMachineKind,
+    &kBuildFailuresKind,
 };
 
 // nullptr when no kind has that name.

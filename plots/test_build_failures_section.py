@@ -1,0 +1,57 @@
+"""The build_failures section on crafted cells: the table names each filter's worst n, and the
+verdicts fail where a build gave up or needed more than two attempts on average."""
+
+import json
+
+import stats
+from result_set import ResultSet, Suite
+
+
+def cell(filter_name: str, n: int, first: int, gave_up: int, mean) -> dict:
+    return {"record": "cell", "cell_id": f"{filter_name}{n}", "experiment": "bf", "kind": "build_failures",
+            "seed": 1, "filter": filter_name, "family": filter_name.rstrip("8"), "keys": n, "target_fpr": None,
+            "key_sets": 100, "first_build_failures": first, "first_build_failure_share": first / 100,
+            "first_build_failure_ci_low": max(0.0, first / 100 - 0.05),
+            "first_build_failure_ci_high": min(1.0, first / 100 + 0.05), "builds_given_up": gave_up,
+            "build_attempts_mean": mean, "build_attempts_max": 4, "bits_per_key": 9.8, "false_negatives": 0}
+
+
+def results(tmp_path, cells: list[dict]) -> ResultSet:
+    suite = tmp_path / "suite.toml"
+    # Any id: the section finds its experiments by their kind.
+    suite.write_text('[suite]\nname = "t"\n[[experiment]]\nid = "bf"\nkind = "build_failures"\n'
+                     'section = "build_failures"\nquick = {}\n')
+    header = {"record": "header", "schema_version": 2, "experiment": {"id": "bf", "kind": "build_failures"},
+              "suite": None, "context": {"command_line": "amqbench suite"}, "cells": [c["cell_id"] for c in cells]}
+    lines = [header, *cells, {"record": "end", "complete": True, "cells": len(cells)}]
+    (tmp_path / "bf.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return ResultSet(Suite.read(suite), tmp_path, tmp_path, None)
+
+
+def test_the_worst_n_and_the_verdicts(tmp_path):
+    from sections import build_failures
+
+    ok = results(tmp_path, [cell("xor8", 100, 2, 0, 1.02), cell("xor8", 4525, 25, 0, 1.28),
+                            cell("xor8", 9000, 5, 0, 1.05)])
+    text = build_failures.render(ok)
+    assert "| xor8 | 100 – 9,000 (3 n) | 100 | 25.0% [20.0, 30.0] at n = 4,525 | 1.280 at n = 4,525 | 4 | 0 |" in text
+    assert [c.verdict for c in ok.checks] == [stats.REPRODUCED] * 3
+
+
+def test_a_build_that_gave_up_or_retried_too_often_is_not_reproduced(tmp_path):
+    from sections import build_failures
+
+    bad = results(tmp_path, [cell("binary_fuse8", 1000, 60, 3, 2.5), cell("binary_fuse8", 2000, 1, 0, 1.01)])
+    text = build_failures.render(bad)
+    assert "3 (n = 1,000)" in text
+    verdicts = {c.claim.split(" (")[0]: c.verdict for c in bad.checks}
+    assert verdicts["no static build gives up"] == stats.CONTRADICTED
+    assert verdicts["at most about 2 attempts per build on average, at every n"] == stats.CONTRADICTED
+
+
+def test_no_file_no_section(tmp_path):
+    from sections import build_failures
+
+    suite = tmp_path / "suite.toml"
+    suite.write_text('[suite]\nname = "t"\n')
+    assert build_failures.render(ResultSet(Suite.read(suite), tmp_path, tmp_path, None)) is None
