@@ -14,6 +14,8 @@ import compare
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 SEED_LAB = FIXTURES / "written" / "seed_lab.jsonl"  # one filters cell (cuckoo)
 ADVERSARIAL = FIXTURES / "written" / "adapt_adversarial.jsonl"  # adapt cells with trial lines
+# One adapt_synthetic cell and its two trials: FPR intervals over effective flows, not queries.
+SYNTHETIC = FIXTURES / "written" / "adapt_synthetic.jsonl"
 
 
 def lines_of(path: Path) -> list[dict]:
@@ -263,6 +265,62 @@ def test_fpr_at_another_seed_differs_only_when_the_intervals_do(tmp_path, capsys
     assert status == 1 and "| higher FPR |" in out and "disjoint" in out
     status, out, _ = run(capsys, SEED_LAB, with_fps(fps // 2))
     assert status == 0 and "| lower FPR |" in out
+
+
+def test_an_adaptive_fpr_is_judged_by_its_interval_over_flows_not_over_queries(tmp_path, capsys):
+    lines = lines_of(SYNTHETIC)
+    cell = cell_of(lines)
+    queries, flows = cell["negative_queries"], cell["effective_flows"]
+    assert flows < queries / 10, "a flow is asked about ten times: far fewer draws than queries"
+    for line in lines[1:-1]:
+        line["seed"] += 1
+
+    def with_fpr(fpr: float) -> Path:
+        """NEW's cell at this FPR, its interval as the C++ side computes it: over effective flows."""
+        low, high = compare.stats.wilson(fpr * flows, flows)
+        cell.update(false_positives=round(fpr * queries), fpr=fpr, fpr_ci_low=low, fpr_ci_high=high)
+        return write(tmp_path / f"fpr{fpr}.jsonl", lines)
+
+    base = cell_of(lines_of(SYNTHETIC))
+    # 25% higher: Wilson over the queries would call it (its intervals are disjoint), but over
+    # the flows the two intervals overlap: the same FPR, as far as these draws can tell.
+    higher = base["fpr"] * 1.25
+    assert compare.stats.wilson(round(higher * queries), queries)[0] > compare.stats.wilson(
+        base["false_positives"], queries)[1]
+    status, out, _ = run(capsys, SYNTHETIC, with_fpr(higher), "--json")
+    assert status == 0, out
+    report = json.loads(out)
+    assert report["counts"]["fprs_within_intervals"] == 3  # the cell and its two trials
+    assert not [r for r in report["rows"] if r["field"] == "fpr"]
+    # Three times higher: the flow intervals are disjoint too.
+    status, out, _ = run(capsys, SYNTHETIC, with_fpr(base["fpr"] * 3))
+    assert status == 1 and "| higher FPR |" in out and "the records' 95% intervals" in out
+    row = next(line for line in out.splitlines() if "| higher FPR |" in line)
+    assert f"[{compare.format_value(base['fpr_ci_low'])}, {compare.format_value(base['fpr_ci_high'])}]" in row
+
+
+def test_an_fpr_without_an_interval_in_its_record_is_listed_not_judged(tmp_path, capsys):
+    lines = lines_of(SYNTHETIC)
+    for line in lines[1:-1]:
+        line["seed"] += 1
+    cell = cell_of(lines)
+    cell.update(fpr=cell["fpr"] * 3, false_positives=cell["false_positives"] * 3)
+    del cell["fpr_ci_low"], cell["fpr_ci_high"]
+    status, out, _ = run(capsys, SYNTHETIC, write(tmp_path / "new.jsonl", lines))
+    assert status == 0, out
+    assert "1 FPRs not judged (no interval in the record)" in out.splitlines()[0]
+    row = next(line for line in out.splitlines() if "| FPR not judged |" in line)
+    assert "| info |" in row and "| fpr |" in row and "no 95% interval in the NEW record" in row
+    assert "none is recomputed from query counts" in row
+    # adapt_adversarial's records carry none at all: every FPR of theirs is listed, none judged.
+    lines = lines_of(ADVERSARIAL)
+    for line in lines[1:-1]:
+        line["seed"] += 1
+    status, out, _ = run(capsys, ADVERSARIAL, write(tmp_path / "adversarial.jsonl", lines), "--json")
+    report = json.loads(out)
+    fprs = sum(1 for line in lines[1:-1] if "fpr" in line)
+    assert status == 0 and report["counts"]["fprs_not_judged_no_interval"] == fprs > 0
+    assert report["counts"]["fprs_within_intervals"] == 0
 
 
 @pytest.mark.parametrize("case", ["missing", "empty_dir", "not_json", "truncated_gbench", "foreign",
