@@ -132,6 +132,47 @@ def test_quotient_conclusion_follows_the_numbers(tmp_path):
     assert "Neither seed's formula holds" in text
 
 
+@pytest.mark.parametrize("old, new, section, fixture", [
+    ("adapt_support", "repeated_stream", "adaptive", "adapt_support.jsonl"),
+    ("quotient_space", "qf_bits_by_n", "quotient", "quotient_space.json"),
+    ("seed_lab", "cuckoo_lab", "seed_lab", "seed_lab.json"),
+    ("micro", "bench_portable", "speed", "micro.json"),
+])
+def test_a_section_finds_an_experiment_renamed_in_the_suite_file(tmp_path, old, new, section, fixture):
+    """The suite file alone says which experiments a section shows (their `section`, and where a
+    section gives them roles, their kind and parameters): an experiment renamed there, its file
+    with it, renders as before, under its new id."""
+    module = importlib.import_module(f"sections.{section}")
+    (tmp_path / "before").mkdir()
+    before = module.render(result_set(results_dir(tmp_path / "before", fixture)))
+    assert before is not None
+    renamed = tmp_path / "renamed"
+    renamed.mkdir()
+    directory = results_dir(renamed, fixture)
+    (directory / fixture).rename(directory / fixture.replace(old, new))
+    suite = renamed / "suite.toml"
+    suite.write_text(SUITE.read_text().replace(f'id = "{old}"', f'id = "{new}"'))
+    after = module.render(ResultSet(Suite.read(suite), directory, renamed, SCHEMA))
+    assert after is not None and after.replace(new, old) == before
+
+
+def test_sections_tell_the_default_suites_experiments_apart_by_what_they_are():
+    from sections import adaptive, cuckoo_load, quotient
+
+    default = Suite.read(HERE.parent / "suites" / "default.toml")
+
+    def roles(section, role):
+        return {e.id: role(e) for e in default.experiments if e.section == section}
+
+    assert roles("quotient", quotient.role) == {
+        "quotient_space": "space", "quotient_load": "fill", "quotient_vs_fastfilter": "fastfilter"}
+    assert roles("adaptive", adaptive.role) == {
+        "adapt_grid": "adapt_synthetic", "adapt_grid_s1": "adapt_synthetic", "adapt_grid_premise": "adapt_synthetic",
+        "adapt_trace_real": "adapt_trace", "adapt_trace_synth": "adapt_trace",
+        "adapt_adversarial": "adapt_adversarial", "adapt_support": "support"}
+    assert roles("cuckoo_load", cuckoo_load.sized_from_fpr) == {"cuckoo_load": False, "cuckoo_load_short": True}
+
+
 def test_report_end_to_end_draws_only_the_charts_it_shows(tmp_path):
     directory = results_dir(tmp_path, "seed_lab.json", "space.jsonl", "quotient_space.json",
                             "adapt_trace_synth.jsonl", "micro.json", "suite_run.json")

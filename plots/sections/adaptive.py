@@ -1,5 +1,10 @@
 """Adaptive cuckoo filters against same-space static controls: the A/S grid, trace replays and
-repeated (adversarial) queries."""
+repeated (adversarial) queries.
+
+The section's experiments are told apart by kind: adapt_synthetic ones are A/S grids, adapt_trace
+ones trace replays (real or synthetic alike), and adapt_adversarial ones repeated query streams:
+a stream whose length n is swept (several `queries_per_set`) is the support contrast over n, any
+other the attack table."""
 
 from __future__ import annotations
 
@@ -10,22 +15,16 @@ import pandas as pd
 import reference
 import stats
 from report_format import count, number, pct, pct_ci, table
-from result_set import ResultSet
+from result_set import Experiment, ResultSet
 from sections import common
 
 SECTION = "adaptive"
-GRID = "adapt_grid"
-# The grid again at the geometries seed 001's comparison needs (1 selector bit; k = 2, load 0.45).
-GEOMETRIES = ("adapt_grid_s1", "adapt_grid_premise")
 CUCKOOING = "acf_cuckooing"
 # The same fix in acf_swapping's 2 x 4 geometry (issue 11, item 5): judged against the same rivals,
 # with its own verdicts, so the layout's effect is not averaged into acf_cuckooing's.
 CUCKOOING_2X4 = "acf_cuckooing_2x4"
 VANILLA = "cuckoo_4x1"  # a plain cuckoo filter with the Cuckooing ACF's layout
 RIVALS = ("acf_cyclic", "acf_cyclic_ranges", "acf_swapping")
-TRACES = ("adapt_trace_real", "adapt_trace_synth")
-ADVERSARIAL = "adapt_adversarial"
-SUPPORT = "adapt_support"  # seed 001's repeated stream: adapt_adversarial cells over n
 ACF_TOL = 0.10  # false positives paid against those the attacked set started with
 SEVERITY = {stats.REPRODUCED: 0, stats.NOT_MEASURED: 1, stats.PARTLY: 2, stats.CONTRADICTED: 3}
 
@@ -36,7 +35,7 @@ def controls(cells: pd.DataFrame) -> set[str]:
     return set(adaptations[adaptations == 0].index)
 
 
-def grid(results: ResultSet, experiment_id: str = GRID) -> list[str]:
+def grid(results: ResultSet, experiment_id: str) -> list[str]:
     cells = results.frame(experiment_id)
     if cells is None or cells.empty:
         return []
@@ -47,7 +46,7 @@ def grid(results: ResultSet, experiment_id: str = GRID) -> list[str]:
                    if CUCKOOING_2X4 in set(cells["filter"]) else "")
                 if {CUCKOOING, "acf_cyclic"} <= set(cells["filter"]) else "")
     parts = [
-        *([""] if experiment_id != GRID else []),
+        "",
         *common.heading(results, experiment_id, "###"),
         f"S fills {cells['load_factor'].median():.1%} of {count(cells['slots'].iloc[0])} slots; A holds"
         " |A|/|S| × |S| non-member flows, each asked `queries_per_flow` times on average"
@@ -194,8 +193,8 @@ def beats_vanilla(results: ResultSet, experiment_id: str, cells: pd.DataFrame) -
         stats.verdict(ratios[worst], 1.0, claim="at_most"), "ratio at most 1 at every width").prose]
 
 
-def adversarial(results: ResultSet) -> list[str]:
-    cells = results.frame(ADVERSARIAL)
+def adversarial(results: ResultSet, experiment_id: str) -> list[str]:
+    cells = results.frame(experiment_id)
     if cells is None or cells.empty:
         return []
     claim = reference.ACF_ONE_FALSE_POSITIVE
@@ -227,7 +226,7 @@ def adversarial(results: ResultSet) -> list[str]:
                            verdict, f"+{ACF_TOL:.0%}").prose for name, (verdict, evidence) in worst.items()]
     return [
         "",
-        *common.heading(results, ADVERSARIAL, "###"),
+        *common.heading(results, experiment_id, "###"),
         "A set of non-members asked again and again: `known_fps` are non-members that start as false"
         " positives, `random_set` are random non-members. Each cell: false positives the filter paid /"
         " those the same filter paid with adaptation off, replayed on the same query schedule, both"
@@ -247,10 +246,10 @@ def _mean_ci(row, prefix: str) -> str:
     return text if stats.is_missing(low) else f"{text} [{number(max(low, 0.0))}, {number(high)}]"
 
 
-def support(results: ResultSet) -> list[str]:
+def support(results: ResultSet, experiment_id: str) -> list[str]:
     """Seed 001's contrast on a repeated stream: the static replay's εn against the Cuckooing ACF's
     polylog, with n swept. Verdicts from the cells' means and their intervals over trials."""
-    cells = results.frame(SUPPORT)
+    cells = results.frame(experiment_id)
     if cells is None or cells.empty or "false_positives_static_mean" not in cells:
         return []
     ns = sorted(int(n) for n in cells["queries_per_set"].unique())
@@ -291,7 +290,7 @@ def support(results: ResultSet) -> list[str]:
                 verdict, f"≤ {number(start)} × (ln {hi_n:,} / ln {lo_n:,})^4 = {number(start * growth)}").prose)
     return [
         "",
-        *common.heading(results, SUPPORT, "###"),
+        *common.heading(results, experiment_id, "###"),
         "Seed 001's contrast, measured: a set Q of |Q| random non-members asked n times in all"
         " (round Q once, then uniformly at random). Each cell: false positives per trial, the mean over"
         f" {count(cells['trials'].max())} independent trials (each its own filter and set) with its 95%"
@@ -309,14 +308,17 @@ def support(results: ResultSet) -> list[str]:
     ]
 
 
+def role(experiment: Experiment) -> str:
+    """What an experiment of the section is for, from its kind and parameters (the module's
+    docstring): a repeated stream whose length n is swept is the support contrast."""
+    if experiment.kind == "adapt_adversarial" and len(experiment.param_values("queries_per_set")) > 1:
+        return "support"
+    return experiment.kind
+
+
 def render(results: ResultSet) -> str | None:
-    parts = grid(results)
-    for experiment_id in GEOMETRIES:
-        parts += grid(results, experiment_id)
-    for experiment_id in TRACES:
-        parts += trace_replay(results, experiment_id)
-    parts += adversarial(results)
-    parts += support(results)
+    parts = common.by_role(results, SECTION, role, {"adapt_synthetic": grid, "adapt_trace": trace_replay,
+                                                    "adapt_adversarial": adversarial, "support": support})
     if not parts:
         return None
     return "\n".join(["## Adaptive cuckoo filters", "", *parts])

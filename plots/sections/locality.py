@@ -6,11 +6,10 @@ from __future__ import annotations
 import reference
 import stats
 from report_format import count, number, table
-from result_set import ResultSet
+from result_set import Experiment, ResultSet
 from sections import common
 
 SECTION = "locality"
-EXPERIMENT = "locality"
 LINES_TOL = 0.25  # lines: a lookup straddling a line boundary may add one now and then
 
 
@@ -25,12 +24,16 @@ def seed_lines(row: dict) -> float | None:
 
 
 def render(results: ResultSet) -> str | None:
-    frame = results.frame(EXPERIMENT)
+    return common.each(results, SECTION, one_run)
+
+
+def one_run(results: ResultSet, experiment: Experiment) -> str | None:
+    frame = results.frame(experiment.id)
     if frame is None or frame.empty:
         return None
     frame = frame[frame["cache_lines_member_lookups"] > 0] if "cache_lines_member_lookups" in frame else frame.iloc[0:0]
     if frame.empty:
-        return "\n".join(["## Memory locality per lookup", "", results.made_by(EXPERIMENT), "",
+        return "\n".join(["## Memory locality per lookup", "", results.made_by(experiment.id), "",
                           "No lookup was traced (tracing needs x86-64 Linux without AddressSanitizer)."])
     rows = []
     for r in frame.sort_values(["cache_lines_member_mean", "filter"]).to_dict("records"):
@@ -53,7 +56,7 @@ def render(results: ResultSet) -> str | None:
     return "\n".join([
         "## Memory locality per lookup",
         "",
-        *common.heading(results, EXPERIMENT, "###")[2:],
+        *common.heading(results, experiment.id, "###")[2:],
         f"Distinct 64-byte lines of the filter's storage that each of the first {count(traced)} member and"
         " non-member lookups read, traced from the addresses the lookup itself reads (harness/line_tracer.h:"
         " page protection and single-stepping, no timing). An access that straddles two lines counts once."

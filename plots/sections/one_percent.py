@@ -13,7 +13,6 @@ from result_set import ResultSet
 from sections import common
 
 SECTION = "one_percent"
-EXPERIMENTS = ("one_percent", "one_percent_quotient")
 SEED_TOL = 0.05  # seed 000's bits/key are rounded figures ("~7.5")
 LOAD_MATCH = 0.02  # loads closer than this count as the same load
 SAVING_TOL = 5.0  # percentage points on "~30% smaller"
@@ -130,7 +129,7 @@ def fill_rule(frame: pd.DataFrame) -> str:
 
 
 def render(results: ResultSet) -> str | None:
-    present = [e for e in EXPERIMENTS if results.frame(e) is not None]
+    present = [e.id for e in results.experiments(SECTION)]
     if not present:
         return None
     frame = pd.concat([results.frame(e) for e in present], ignore_index=True).sort_values(["bits_per_key", "filter"])

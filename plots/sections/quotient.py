@@ -1,5 +1,10 @@
 """Quotient filters (classic QF, RSQF, CQF): which seed's space formula the measurements support,
-the RSQF/CQF beside FastFilter's CQF, a fill sweep against Knuth, and merge/resize costs."""
+the RSQF/CQF beside FastFilter's CQF, a fill sweep against Knuth, and merge/resize costs.
+
+The section's experiments are told apart by their parameters: one that fills a table step by step
+(`load_steps`) is a fill sweep; one that sweeps n (several `keys`) tests the space formulas, which
+differ in how bits/key grows with n; any other is set beside FastFilter's CQF. Merge and resize
+costs come from the first micro-benchmark experiment whose file times the quotient family."""
 
 from __future__ import annotations
 
@@ -9,11 +14,10 @@ import reference
 import stats
 import theory
 from report_format import count, number, pct, pct_ci, spread, table, timing
-from result_set import ResultSet
+from result_set import Experiment, ResultSet
 from sections import common
 
 SECTION = "quotient"
-SPACE, LOAD, VERSUS, MICRO = "quotient_space", "quotient_load", "quotient_vs_fastfilter", "micro"
 FORMULA_TOL = 0.02  # a space formula must hold in every row within 2%
 KNUTH_TOL = 0.05  # mean displacement against α/(2(1−α))
 # Seed 002: "when the load factor ... is bounded away from 1 (e.g., α ≤ 0.75), ... the expected
@@ -31,8 +35,8 @@ def worst_gap(measured: pd.Series, formula: pd.Series) -> float:
     return float(gaps.loc[gaps.abs().idxmax()])
 
 
-def formulas(results: ResultSet) -> list[str]:
-    frame = results.frame(SPACE)
+def formulas(results: ResultSet, experiment_id: str) -> list[str]:
+    frame = results.frame(experiment_id)
     if frame is None or frame.empty:
         return []
     frame = frame.sort_values(["keys", "filter"]).copy()
@@ -72,7 +76,8 @@ def formulas(results: ResultSet) -> list[str]:
                                    f"largest gap {gap:+.1%} over {', '.join(sorted(rsqf['filter'].unique()))}",
                                    stats.verdict(gap, 0.0, abs_tol=FORMULA_TOL), f"±{FORMULA_TOL:.0%}").prose)
     return [
-        *common.heading(results, SPACE, "###"),
+        "",
+        *common.heading(results, experiment_id, "###"),
         table(["filter", "n", "q", "r", "metadata bits/slot", "load", "bits/key measured",
                "seed 002: (r + meta)/α", "seed 000: (log2(n/α) + r + 3)/α", "FPR measured / theory",
                f"theory in CI (±{common.FPR_TOL:.0%})"], rows),
@@ -89,9 +94,9 @@ def fastfilter_cqf_load() -> float:
             / reference.FASTFILTER_CQF.bits_per_key)
 
 
-def versus_fastfilter(results: ResultSet) -> list[str]:
+def versus_fastfilter(results: ResultSet, experiment_id: str) -> list[str]:
     """Our RSQF/CQF beside FastFilter's CQF; bits/key judged only like for like (same r, same load)."""
-    frame = results.frame(VERSUS)
+    frame = results.frame(experiment_id)
     if frame is None or frame.empty:
         return []
     ref = reference.FASTFILTER_CQF
@@ -122,7 +127,7 @@ def versus_fastfilter(results: ResultSet) -> list[str]:
                         + ("a different r" if int(r["remainder_bits"]) != ref_r else "a different load") + ")."))
     return [
         "",
-        *common.heading(results, VERSUS, "###"),
+        *common.heading(results, experiment_id, "###"),
         f"{ref.label}: {ref.bits_per_key:g} bits/key at {pct(ref.fpr)} FPR ({ref.source}). Its load is not"
         f" published; (r + 2.125)/bits per key gives ({ref_r} + 2.125)/{ref.bits_per_key:g} = {ref_load:.3f}"
         f" (10^6 keys in 2^21 slots). Our loads are read from the records. Bits/key are judged only where r"
@@ -137,8 +142,8 @@ def versus_fastfilter(results: ResultSet) -> list[str]:
     ]
 
 
-def fill_sweep(results: ResultSet) -> list[str]:
-    frame = results.frame(LOAD)
+def fill_sweep(results: ResultSet, experiment_id: str) -> list[str]:
+    frame = results.frame(experiment_id)
     if frame is None or frame.empty:
         return []
     rows = []
@@ -165,7 +170,7 @@ def fill_sweep(results: ResultSet) -> list[str]:
                       f" {middle['load_factor']:.2f}, at load {top['load_factor']:.2f}")
     return [
         "",
-        *common.heading(results, LOAD, "###"),
+        *common.heading(results, experiment_id, "###"),
         "One table filled from empty to each load; insert ns is the mean over all keys up to that"
         " load. Knuth's verdict is judged for the classic QF, whose clusters are linear probing's.",
         "",
@@ -178,7 +183,7 @@ def fill_sweep(results: ResultSet) -> list[str]:
         *[f"- {line}" for line in cluster_check(results, frame)],
         f"- {common.fpr_chance_check(results, SECTION, frame, 'the FPR formula at every load').prose}",
         f"- {common.false_negative_check(results, SECTION, frame).prose}",
-        *common.figures(results, LOAD),
+        *common.figures(results, experiment_id),
     ]
 
 
@@ -196,17 +201,27 @@ def cluster_check(results: ResultSet, frame) -> list[str]:
         f"at most {SEED002_CLUSTER_SLOTS:g} slots, the seed's upper end").prose]
 
 
+def quotient_family_runs(results: ResultSet) -> tuple[str, pd.DataFrame] | None:
+    """The first micro-benchmark experiment whose file times the quotient family, and those runs."""
+    for experiment in results.experiments(kind="micro"):
+        micro = results.frame(experiment.id)
+        if micro is None or micro.empty or "suite" not in micro:
+            continue
+        runs = micro[(micro["aggregate"] == "iteration") & (micro["suite"] == "quotient_family")]
+        if not runs.empty:
+            return experiment.id, runs
+    return None
+
+
 def merge_and_resize(results: ResultSet) -> list[str]:
-    micro = results.frame(MICRO)
-    if micro is None or micro.empty or "suite" not in micro:
+    found = quotient_family_runs(results)
+    if found is None:
         return []
-    runs = micro[(micro["aggregate"] == "iteration") & (micro["suite"] == "quotient_family")]
-    if runs.empty:
-        return []
+    experiment_id, runs = found
     summary = stats.summary(runs, ["filter", "operation"], "ns_per_key")
     ops = summary[summary["operation"].isin(["merge", "resize_double"])]
     bands = summary[summary["operation"].str.startswith("insert/")]
-    parts = ["", "### Merge, resize and insert cost by load band", "", results.made_by(MICRO), ""]
+    parts = ["", "### Merge, resize and insert cost by load band", "", results.made_by(experiment_id), ""]
     if not ops.empty:
         parts += [
             "Merge (two filters at 45% into one at 90%) and doubling (a 90%-full filter to twice the"
@@ -229,8 +244,18 @@ def merge_and_resize(results: ResultSet) -> list[str]:
     return parts
 
 
+def role(experiment: Experiment) -> str:
+    """What an experiment of the section is for, from its parameters (the module's docstring)."""
+    if experiment.param_values("load_steps"):
+        return "fill"
+    if len(experiment.param_values("keys")) > 1:
+        return "space"
+    return "fastfilter"
+
+
 def render(results: ResultSet) -> str | None:
-    parts = formulas(results) + versus_fastfilter(results) + fill_sweep(results)
+    parts = common.by_role(results, SECTION, role,
+                           {"space": formulas, "fastfilter": versus_fastfilter, "fill": fill_sweep})
     if not parts:
         return None
     return "\n".join(["## Quotient filters: the classic QF, RSQF and CQF", "", *parts,

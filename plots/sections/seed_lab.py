@@ -6,15 +6,19 @@ import reference
 import stats
 import theory
 from report_format import count, number, table
-from result_set import ResultSet, verdict_cell
+from result_set import Experiment, ResultSet, verdict_cell
+from sections import common
 
 SECTION = "seed_lab"
-EXPERIMENT = "seed_lab"
 FPR_TOL = 0.02  # a formula for the FPR is judged against the measured 95% interval, widened 2%
 
 
 def render(results: ResultSet) -> str | None:
-    cells = results.frame(EXPERIMENT)
+    return common.each(results, SECTION, one_run)
+
+
+def one_run(results: ResultSet, experiment: Experiment) -> str | None:
+    cells = results.frame(experiment.id)
     if cells is None or cells.empty:
         return None
     row = cells.iloc[0].to_dict()
@@ -86,9 +90,9 @@ def render(results: ResultSet) -> str | None:
     seed_interval_holds = [name for name, value in (("2b/2^f", seed_formula), ("the load-aware formula", load_aware))
                            if seed_low <= value <= seed_high]
     parts = [
-        f"## {results.title(EXPERIMENT)}",
+        f"## {results.title(experiment.id)}",
         "",
-        results.made_by(EXPERIMENT),
+        results.made_by(experiment.id),
         "",
         "Verdicts compare the seed's printed numbers with ours (geometry, failures) or judge a"
         " formula against our measured 95% interval.",

@@ -10,11 +10,10 @@ import reference
 import stats
 import theory
 from report_format import pct, table
-from result_set import ResultSet
+from result_set import Experiment, ResultSet
 from sections import common
 
 SECTION = "sweep"
-EXPERIMENT = "sweep"
 CURVE_TOL = 0.03  # measured bits/key against the family's curve at the FPR its formula gives
 # A crossover FPR is judged in log2(1/ε), ±0.5 (a factor √2 in ε): the sweep's points are a factor
 # 4 apart in ε, so the crossing is interpolated, not observed.
@@ -96,7 +95,11 @@ def ribbon_fractional(results: ResultSet, built) -> list[str]:
 
 
 def render(results: ResultSet) -> str | None:
-    frame = results.frame(EXPERIMENT)
+    return common.each(results, SECTION, one_run)
+
+
+def one_run(results: ResultSet, experiment: Experiment) -> str | None:
+    frame = results.frame(experiment.id)
     if frame is None or frame.empty:
         return None
     built = common.built(frame).copy()
@@ -121,7 +124,7 @@ def render(results: ResultSet) -> str | None:
              common.false_negative_check(results, SECTION, built).prose]
     lines += ribbon_fractional(results, built)
     return "\n".join([
-        *common.heading(results, EXPERIMENT),
+        *common.heading(results, experiment.id),
         "Bits/key measured at each target ε. Each filter is judged against its family's theory curve"
         " (the curves in the chart) evaluated at the FPR its own formula gives for the geometry it"
         f" built; the verdict is on the largest gap over the sweep (±{CURVE_TOL:.0%}).",
@@ -137,5 +140,5 @@ def render(results: ResultSet) -> str | None:
         " to higher ε.",
         "",
         *[f"- {line}" for line in lines],
-        *common.figures(results, EXPERIMENT),
+        *common.figures(results, experiment.id),
     ])
