@@ -91,7 +91,7 @@ def grid(results: ResultSet, experiment_id: str) -> list[str]:
 
 
 def premise_gap(cells: pd.DataFrame, cuckooing: str) -> str:
-    """Where the measured Cuckooing ACF's geometry departs from seed 001's analysis (k = 2 tables of
+    """Where the measured Cuckooing ACF's geometry departs from Support Optimality's analysis (k = 2 tables of
     b = 1 slot, load bounded away from 1/2), from the cells themselves."""
     mine = cells[cells["filter"] == cuckooing]
     k, b, load = int(mine["tables"].max()), int(mine["slots_per_bucket"].max()), mine["load_factor"].median()
@@ -99,13 +99,13 @@ def premise_gap(cells: pd.DataFrame, cuckooing: str) -> str:
         + ([f"load {load:.2f}"] if load >= 0.5 else [])
     measured = f"{cuckooing} has k = {k} tables of b = {b} slot{'s' if b > 1 else ''} at load {load:.2f}"
     if not gaps:
-        return f"{measured}: seed 001's premise (k = 2, b = 1, load bounded away from 1/2)."
-    return (f"{measured}; seed 001's analysis assumes k = 2 tables of b = 1 slot at a load bounded away"
+        return f"{measured}: Support Optimality's premise (k = 2, b = 1, load bounded away from 1/2)."
+    return (f"{measured}; Support Optimality's analysis assumes k = 2 tables of b = 1 slot at a load bounded away"
             f" from 1/2, so this differs in {', '.join(gaps)}.")
 
 
 def rival_verdict(mine, theirs) -> str:
-    """Seed 001's "the Cuckooing ACF is at least as good" in one cell, from the two FPRs and their
+    """Support Optimality's "the Cuckooing ACF is at least as good" in one cell, from the two FPRs and their
     95% intervals over flows: no higher -> reproduced; higher, but the intervals overlap (the
     sample cannot tell them apart) -> partly; its interval wholly above the rival's -> contradicted."""
     if any(stats.is_missing(x) for x in (mine["fpr"], theirs["fpr"], mine.get("fpr_ci_low"), theirs.get("fpr_ci_high"))):
@@ -117,7 +117,7 @@ def rival_verdict(mine, theirs) -> str:
 
 def cuckooing_vs_rivals(results: ResultSet, experiment_id: str, cells: pd.DataFrame,
                         cuckooing: str = CUCKOOING) -> list[str]:
-    """A verdict per grid cell and rival for seed 001's comparison claim, and the worst of them,
+    """A verdict per grid cell and rival for Support Optimality's comparison claim, and the worst of them,
     for one Cuckooing ACF layout (`cuckooing`)."""
     rivals = [r for r in RIVALS if r in set(cells["filter"])]
     if cuckooing not in set(cells["filter"]) or not rivals or "fpr_ci_low" not in cells:
@@ -136,12 +136,12 @@ def cuckooing_vs_rivals(results: ResultSet, experiment_id: str, cells: pd.DataFr
         rows.append(row)
     worst = max(tally, key=lambda v: SEVERITY[v])
     summary = ", ".join(f"{n} {v}" for v, n in sorted(tally.items(), key=lambda kv: SEVERITY[kv[0]]))
-    check = results.check(SECTION, f"{cuckooing} at least as good as Cyclic and Swapping ({reference.SEED001})",
+    check = results.check(SECTION, f"{cuckooing} at least as good as Cyclic and Swapping ({reference.SUPPORT_OPTIMALITY_SOURCE})",
                           f"{experiment_id}: {summary} of {sum(tally.values())} cell-rival pairs", worst,
                           "per pair: FPR no higher; 'partly' where higher but the 95% intervals over flows overlap")
     return [
         "",
-        f"Seed 001's comparison, cell by cell ({experiment_id}): {cuckooing}'s FPR [95% interval over"
+        f"Support Optimality's comparison, cell by cell ({experiment_id}): {cuckooing}'s FPR [95% interval over"
         " flows] beside each rival's FPR and the verdict for that pair (rule in the line below)."
         f" {premise_gap(cells, cuckooing)}",
         "",
@@ -173,7 +173,7 @@ def trace_replay(results: ResultSet, experiment_id: str) -> list[str]:
 
 
 def beats_vanilla(results: ResultSet, experiment_id: str, cells: pd.DataFrame) -> list[str]:
-    """Seed 001: on traces the Cuckooing ACF is "stronger than a vanilla Cuckoo Filter". The
+    """Support Optimality: on traces the Cuckooing ACF is "stronger than a vanilla Cuckoo Filter". The
     vanilla filter with its layout (4 tables of 1 slot) and bits is cuckoo_4x1; judged on the
     width where the ACF gains least."""
     by = cells.set_index(["filter", "bits_per_slot"])["fpr"]
@@ -186,7 +186,7 @@ def beats_vanilla(results: ResultSet, experiment_id: str, cells: pd.DataFrame) -
     worst = max(ratios, key=ratios.get)
     return [results.check(
         SECTION, f"{CUCKOOING} on a trace: FPR below the vanilla cuckoo filter's ({VANILLA}, same slots)"
-                 f" ({reference.SEED001})",
+                 f" ({reference.SUPPORT_OPTIMALITY_SOURCE})",
         f"{experiment_id}: " + "; ".join(f"{pct(by[(CUCKOOING, b)])} against {pct(by[(VANILLA, b)])} at {b:g}"
                                          f" bits/slot" for b in widths)
         + f"; largest ratio {ratios[worst]:.2f}",
@@ -247,7 +247,7 @@ def _mean_ci(row, prefix: str) -> str:
 
 
 def support(results: ResultSet, experiment_id: str) -> list[str]:
-    """Seed 001's contrast on a repeated stream: the static replay's εn against the Cuckooing ACF's
+    """Support Optimality's contrast on a repeated stream: the static replay's εn against the Cuckooing ACF's
     polylog, with n swept. Verdicts from the cells' means and their intervals over trials."""
     cells = results.frame(experiment_id)
     if cells is None or cells.empty or "false_positives_static_mean" not in cells:
@@ -267,7 +267,7 @@ def support(results: ResultSet, experiment_id: str) -> list[str]:
         low, high = per.loc[lo_n], per.loc[hi_n]
         if name in controls(cells) and size == 1:
             # εn for one repeated query: the theory's εn inside the replay's interval at the largest n.
-            claim = reference.SEED001_STATIC_EPS_N
+            claim = reference.SUPPORT_OPTIMALITY_STATIC_EPS_N
             eps_n = high["fpr_theory_static"] * hi_n
             verdict = stats.verdict_interval(eps_n, high["false_positives_static_mean_ci_low"],
                                              high["false_positives_static_mean_ci_high"])
@@ -279,7 +279,7 @@ def support(results: ResultSet, experiment_id: str) -> list[str]:
             # O(log^4 n) with its constant fixed at the smallest n (the upper end of that mean's
             # interval, or one false positive in all the trials if none was seen): the mean at the
             # largest n may grow by (ln n_max / ln n_min)^4 at most.
-            claim = reference.SEED001_CUCKOOING_POLYLOG
+            claim = reference.SUPPORT_OPTIMALITY_CUCKOOING_POLYLOG
             growth = (math.log(hi_n) / math.log(lo_n)) ** claim.value
             start = max(low.get("false_positives_mean_ci_high", low["false_positives_mean"]), 1.0 / low["trials"])
             verdict = stats.verdict(high["false_positives_mean"], start * growth, claim="at_most")
@@ -291,12 +291,12 @@ def support(results: ResultSet, experiment_id: str) -> list[str]:
     return [
         "",
         *common.heading(results, experiment_id, "###"),
-        "Seed 001's contrast, measured: a set Q of |Q| random non-members asked n times in all"
+        "Support Optimality's contrast, measured: a set Q of |Q| random non-members asked n times in all"
         " (round Q once, then uniformly at random). Each cell: false positives per trial, the mean over"
         f" {count(cells['trials'].max())} independent trials (each its own filter and set) with its 95%"
         " Student-t interval over trials; *paid* by the filter as it adapts, *static* by the same filter"
         " replayed on the same schedule with adaptation off. With |Q| = 1 the static count is n or 0, so"
-        " its mean is εn. The seed's premise is k = 2 tables of b = 1 slot at load bounded away from ½;"
+        " its mean is εn. The paper's premise is k = 2 tables of b = 1 slot at load bounded away from ½;"
         " the Cuckooing ACF measured here has 4 tables of 1 slot at 95% load (acf_cuckooing_2x4: 2 tables"
         " of 4 slots, b ≠ 1), and its O(log^4 n) has no stated constant, so the check fixes it at the"
         " smallest n and judges only the growth.",

@@ -1,4 +1,5 @@
-"""Quotient filters (classic QF, RSQF, CQF): which seed's space formula the measurements support,
+"""Quotient filters (classic QF, RSQF, CQF): which space formula the measurements support, the AMQ
+survey's or the Quotient Filter article's,
 the RSQF/CQF beside FastFilter's CQF, a fill sweep against Knuth, and merge/resize costs.
 
 The section's experiments are told apart by their parameters: one that fills a table step by step
@@ -20,10 +21,10 @@ from sections import common
 SECTION = "quotient"
 FORMULA_TOL = 0.02  # a space formula must hold in every row within 2%
 KNUTH_TOL = 0.05  # mean displacement against α/(2(1−α))
-# Seed 002: "when the load factor ... is bounded away from 1 (e.g., α ≤ 0.75), ... the expected
+# The Quotient Filter article: "when the load factor ... is bounded away from 1 (e.g., α ≤ 0.75), ... the expected
 # cluster length is O(1/(1 − α)^2) = O(1) slots (typically 2 to 6 slots)". The upper end is what
 # keeps a lookup in one cache line, so that is what is judged.
-SEED002_CLUSTER_LOAD, SEED002_CLUSTER_SLOTS = 0.75, 6.0
+ARTICLE_CLUSTER_LOAD, ARTICLE_CLUSTER_SLOTS = 0.75, 6.0
 EQUAL_FPR_TOL = 0.10  # FastFilter's FPR against our interval, widened 10%, to call the FPRs equal
 LOAD_MATCH = 0.02  # loads closer than this count as the same load
 SAME_SPACE_TOL = 0.05  # bits/key against FastFilter's CQF at the same r and load
@@ -40,37 +41,37 @@ def formulas(results: ResultSet, experiment_id: str) -> list[str]:
     if frame is None or frame.empty:
         return []
     frame = frame.sort_values(["keys", "filter"]).copy()
-    frame["seed002"] = theory.quotient_bits_seed002(frame["remainder_bits"], frame["metadata_bits_per_slot"],
+    frame["article"] = theory.quotient_article_bits(frame["remainder_bits"], frame["metadata_bits_per_slot"],
                                                     frame["load_factor"])
-    frame["seed000"] = theory.quotient_bits_seed000(frame["keys_inserted"], frame["remainder_bits"],
+    frame["survey"] = theory.survey_quotient_bits(frame["keys_inserted"], frame["remainder_bits"],
                                                     frame["load_factor"])
     rows = [[r["filter"], count(r["keys_inserted"]), count(r["quotient_bits"]), count(r["remainder_bits"]),
              number(r["metadata_bits_per_slot"], 3), f"{r['load_factor']:.3f}", f"{r['bits_per_key']:.2f}",
-             f"{r['seed002']:.2f}", f"{r['seed000']:.2f}", f"{pct(r['fpr'])} / {pct(r['fpr_theory'])}",
+             f"{r['article']:.2f}", f"{r['survey']:.2f}", f"{pct(r['fpr'])} / {pct(r['fpr_theory'])}",
              common.fpr_cell(r)] for r in frame.to_dict("records")]
-    gap002 = worst_gap(frame["bits_per_key"], frame["seed002"])
-    gap000 = worst_gap(frame["bits_per_key"], frame["seed000"])
-    v002 = results.check(SECTION, "seed 002's (r + metadata)/α", f"largest gap {gap002:+.1%} over"
-                         f" {len(frame)} rows", stats.verdict(gap002, 0.0, abs_tol=FORMULA_TOL),
-                         f"±{FORMULA_TOL:.0%} in every row")
-    v000 = results.check(SECTION, "seed 000's (log2(n/α) + r + 3)/α", f"largest gap {gap000:+.1%} over"
-                         f" {len(frame)} rows", stats.verdict(gap000, 0.0, abs_tol=FORMULA_TOL),
-                         f"±{FORMULA_TOL:.0%} in every row")
-    if v002.verdict == stats.REPRODUCED and v000.verdict != stats.REPRODUCED:
-        conclusion = ("The measurements support seed 002's formula, not seed 000's. Seed 000 counts the"
-                      " quotient's log2(n/α) bits as stored per key; the quotient is the slot's address"
-                      " and is never stored, which is the point of quotienting.")
-    elif v000.verdict == stats.REPRODUCED and v002.verdict != stats.REPRODUCED:
-        conclusion = "The measurements support seed 000's formula, not seed 002's."
-    elif v000.verdict == v002.verdict == stats.REPRODUCED:
+    gap_article = worst_gap(frame["bits_per_key"], frame["article"])
+    gap_survey = worst_gap(frame["bits_per_key"], frame["survey"])
+    v_article = results.check(SECTION, "the Quotient Filter article's (r + metadata)/α",
+                              f"largest gap {gap_article:+.1%} over {len(frame)} rows",
+                              stats.verdict(gap_article, 0.0, abs_tol=FORMULA_TOL), f"±{FORMULA_TOL:.0%} in every row")
+    v_survey = results.check(SECTION, "the AMQ survey's (log2(n/α) + r + 3)/α",
+                             f"largest gap {gap_survey:+.1%} over {len(frame)} rows",
+                             stats.verdict(gap_survey, 0.0, abs_tol=FORMULA_TOL), f"±{FORMULA_TOL:.0%} in every row")
+    if v_article.verdict == stats.REPRODUCED and v_survey.verdict != stats.REPRODUCED:
+        conclusion = ("The measurements support the Quotient Filter article's formula, not the AMQ survey's."
+                      " The survey counts the quotient's log2(n/α) bits as stored per key; the quotient is"
+                      " the slot's address and is never stored, which is the point of quotienting.")
+    elif v_survey.verdict == stats.REPRODUCED and v_article.verdict != stats.REPRODUCED:
+        conclusion = "The measurements support the AMQ survey's formula, not the Quotient Filter article's."
+    elif v_survey.verdict == v_article.verdict == stats.REPRODUCED:
         conclusion = "Both formulas hold within the tolerance here; these rows cannot tell them apart."
     else:
-        conclusion = "Neither seed's formula holds within the tolerance in every row."
-    lines = [v002.prose, v000.prose]
+        conclusion = "Neither document's formula holds within the tolerance in every row."
+    lines = [v_article.prose, v_survey.prose]
     rsqf = frame[frame["metadata_bits_per_slot"] < 3]
     if not rsqf.empty:
         claim = reference.RSQF_METADATA_BITS
-        paper = theory.quotient_bits_seed002(rsqf["remainder_bits"], claim.value, rsqf["load_factor"])
+        paper = theory.quotient_article_bits(rsqf["remainder_bits"], claim.value, rsqf["load_factor"])
         gap = worst_gap(rsqf["bits_per_key"], paper)
         lines.append(results.check(SECTION, f"{claim.source}: {claim.label}, so bits/key = (r + 2.125)/α",
                                    f"largest gap {gap:+.1%} over {', '.join(sorted(rsqf['filter'].unique()))}",
@@ -79,7 +80,7 @@ def formulas(results: ResultSet, experiment_id: str) -> list[str]:
         "",
         *common.heading(results, experiment_id, "###"),
         table(["filter", "n", "q", "r", "metadata bits/slot", "load", "bits/key measured",
-               "seed 002: (r + meta)/α", "seed 000: (log2(n/α) + r + 3)/α", "FPR measured / theory",
+               "Quotient Filter article: (r + meta)/α", "AMQ survey: (log2(n/α) + r + 3)/α", "FPR measured / theory",
                f"theory in CI (±{common.FPR_TOL:.0%})"], rows),
         "",
         *[f"- {line}" for line in lines],
@@ -188,17 +189,17 @@ def fill_sweep(results: ResultSet, experiment_id: str) -> list[str]:
 
 
 def cluster_check(results: ResultSet, frame) -> list[str]:
-    """Seed 002's cluster length at loads up to 0.75, on the classic QF (linear probing's clusters)."""
-    rows = frame[(frame["filter"] == "quotient") & (frame["load_factor"] <= SEED002_CLUSTER_LOAD + 1e-9)]
+    """The Quotient Filter article's cluster length at loads up to 0.75, on the classic QF (linear probing's clusters)."""
+    rows = frame[(frame["filter"] == "quotient") & (frame["load_factor"] <= ARTICLE_CLUSTER_LOAD + 1e-9)]
     if rows.empty:
         return []
     rows = rows.sort_values("load_factor")
     means = "; ".join(f"{r['cluster_length_mean']:.1f} at load {r['load_factor']:.2f}" for r in rows.to_dict("records"))
     return [results.check(
-        SECTION, f"seed 002: at load ≤ {SEED002_CLUSTER_LOAD:g} a cluster is typically 2 to 6 slots",
+        SECTION, f"the Quotient Filter article: at load ≤ {ARTICLE_CLUSTER_LOAD:g} a cluster is typically 2 to 6 slots",
         f"classic QF mean cluster length {means}", stats.verdict(rows["cluster_length_mean"].max(),
-                                                                  SEED002_CLUSTER_SLOTS, claim="at_most"),
-        f"at most {SEED002_CLUSTER_SLOTS:g} slots, the seed's upper end").prose]
+                                                                  ARTICLE_CLUSTER_SLOTS, claim="at_most"),
+        f"at most {ARTICLE_CLUSTER_SLOTS:g} slots, the article's upper end").prose]
 
 
 def quotient_family_runs(results: ResultSet) -> tuple[str, pd.DataFrame] | None:
