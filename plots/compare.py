@@ -20,8 +20,14 @@ What a field is comes from the one field table, harness/run/schema.cc, through r
     filter, to be taken into the baseline on purpose). Integers, strings and booleans must be
     equal; floats equal to a relative 1e-9 (--float-rel-tol), so a last-bit difference of a
     libm call or of FMA contraction in another build is not a changed filter. At different
-    seeds only FPRs are compared: a difference when the two 95% Wilson intervals over the
-    counts are disjoint (higher: worse; lower: better); the rest is counted as not compared.
+    seeds only FPRs are compared, each by the 95% interval its record carries (fpr_ci_low,
+    fpr_ci_high: harness/schema.cc says over which draws, distinct non-members for the filters
+    kind, effective flows for the adaptive kinds, where a flow asked ten times is one draw): a
+    difference when the two runs' intervals are disjoint (higher: worse; lower: better). No
+    interval is recomputed here from query counts, whose queries may repeat. A record whose FPR
+    has no interval (adapt_adversarial's, or a file from before the field) is not judged: an
+    "FPR not judged" row (info, not worse) names it. FPRs no record gives an interval for
+    (stream_fpr, fpr_first_query) and every other field are counted as not compared.
   * timing (the ns/ units): judged only when both files come from the same host and CPU model
     (else the ratio of medians is shown, "other machine, not judged"); then with at least
     --min-repeats (5) samples a side (the *_samples fields, or Google Benchmark's repetitions),
@@ -72,12 +78,9 @@ IDENTITY, DETERMINISTIC, SETTING, TIMING, MACHINE = "identity", "deterministic",
 SKIPPED_FILES = {"suite_run.json", "schema.json"}
 DEFAULT_BASELINE = load.REPO / "results" / "baseline"
 
-# Measured FPRs and the counts they are a ratio of: compared by interval across seeds.
-FPR_COUNTS = {
-    "fpr": ("false_positives", "negative_queries"),
-    "stream_fpr": ("stream_false_positives", "stream_negative_queries"),
-    "fpr_first_query": ("false_positives_first_query", "flows_queried"),
-}
+# Measured FPRs compared across seeds, and the fields of their record's own 95% interval. The
+# C++ side decides what one independent draw is (a query, a flow); compare only reads the result.
+FPR_INTERVALS = {"fpr": ("fpr_ci_low", "fpr_ci_high")}
 # Verdicts, worst first.
 WORSE, BETTER, INFO, SAME = "worse", "better", "info", "same"
 VERDICT_RANK = {WORSE: 0, BETTER: 1, INFO: 2, SAME: 3}
@@ -376,6 +379,7 @@ def compare_sides(base: Side, new: Side, classes: dict[str, str], settings: Sett
     rows: list[Row] = []
     counts = {"cells_matched": 0, "records_matched": 0, "values_equal": 0,
               "values_not_compared_seeds_differ": 0, "fprs_within_intervals": 0,
+              "fprs_not_judged_no_interval": 0,
               "timings_same": 0, "timings_not_judged": 0, "cells_only_in_base": 0,
               "cells_only_in_new": 0}
     matched_cells = set()
@@ -420,7 +424,7 @@ def compare_entries(b: Entry, n: Entry, classes: dict[str, str], settings: Setti
             continue
         in_base, in_new = name in b.values, name in n.values
         if not same_seed:
-            if name in FPR_COUNTS and in_base and in_new:
+            if name in FPR_INTERVALS and in_base and in_new:
                 compare_fpr_across_seeds(b, n, name, row, counts)
             else:
                 counts["values_not_compared_seeds_differ"] += 1
@@ -442,16 +446,21 @@ def compare_entries(b: Entry, n: Entry, classes: dict[str, str], settings: Setti
 
 
 def compare_fpr_across_seeds(b: Entry, n: Entry, name: str, row, counts: dict) -> None:
-    def interval(entry: Entry):
-        hits, trials = FPR_COUNTS[name]
-        return stats.wilson(entry.values.get(hits), entry.values.get(trials))
-
+    """Two FPRs at different seeds, judged by the intervals their records carry."""
     old, now = b.values[name], n.values[name]
-    (b_low, b_high), (n_low, n_high) = interval(b), interval(n)
-    if any(stats.is_missing(v) for v in (old, now, b_low, b_high, n_low, n_high)):
+    if stats.is_missing(old) or stats.is_missing(now):  # no negative queries: no FPR to judge
         counts["values_not_compared_seeds_differ"] += 1
         return
-    note = (f"seeds {b.seed} vs {n.seed}: 95% intervals [{format_value(b_low)}, {format_value(b_high)}]"
+    (b_low, b_high), (n_low, n_high) = ([entry.values.get(f) for f in FPR_INTERVALS[name]] for entry in (b, n))
+    lacking = [side for side, ends in (("BASE", (b_low, b_high)), ("NEW", (n_low, n_high)))
+               if any(stats.is_missing(v) for v in ends)]
+    if lacking:
+        counts["fprs_not_judged_no_interval"] += 1
+        row(INFO, "FPR not judged", field=name, base=old, new=now, change=relative_change(old, now),
+            note=f"seeds {b.seed} vs {n.seed}: no 95% interval in the {' and '.join(lacking)} record"
+                 f" ({', '.join(FPR_INTERVALS[name])}); none is recomputed from query counts")
+        return
+    note = (f"seeds {b.seed} vs {n.seed}: the records' 95% intervals [{format_value(b_low)}, {format_value(b_high)}]"
             f" and [{format_value(n_low)}, {format_value(n_high)}] are disjoint")
     if n_low > b_high:
         row(WORSE, "higher FPR", field=name, base=old, new=now, change=relative_change(old, now), note=note)
@@ -571,6 +580,8 @@ def summary_line(comparison: Comparison) -> str:
         tail.append(f"{c['timings_same']} timings the same")
     if c["timings_not_judged"]:
         tail.append(f"{c['timings_not_judged']} timings not judged")
+    if c["fprs_not_judged_no_interval"]:
+        tail.append(f"{c['fprs_not_judged_no_interval']} FPRs not judged (no interval in the record)")
     if c["values_not_compared_seeds_differ"]:
         tail.append(f"{c['values_not_compared_seeds_differ']} values not compared (seeds differ)")
     return f"amqbench compare: {head}; " + ", ".join(tail) + "."

@@ -1,4 +1,11 @@
-"""Reference figures the report sets measurements beside: the seeds', the papers' and FastFilter's.
+"""Reference figures the report sets measurements beside: the three source documents', the papers'
+and FastFilter's.
+
+The source documents, by the short names the report gives them:
+  * the AMQ survey: "Approximate Membership Filters: Cuckoo, Quotient, XOR, Binary Fuse";
+  * Support Optimality: "Support Optimality and Adaptive Cuckoo Filters" (Kopelowitz, McCauley,
+    Porat, WADS 2021);
+  * the Quotient Filter article: "Quotient Filter", a wiki article.
 
 None of these is a result of this code. Each carries the source the report prints beside it;
 § numbers are sections of REFERENCE_NUMBERS.md (the project's list of figures to measure against).
@@ -8,9 +15,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-SEED000 = "seed 000's printed output (REFERENCE_NUMBERS.md §5)"
-SEED000_1PCT = "seed 000's head-to-head table at 1% (REFERENCE_NUMBERS.md §5)"
-SEED002 = "seed 002 (REFERENCE_NUMBERS.md §5)"
+SURVEY = "the AMQ survey"
+SURVEY_TITLE = "Approximate Membership Filters: Cuckoo, Quotient, XOR, Binary Fuse"
+SUPPORT_OPTIMALITY = "Support Optimality"
+SUPPORT_OPTIMALITY_TITLE = "Support Optimality and Adaptive Cuckoo Filters"
+QUOTIENT_ARTICLE = "the Quotient Filter article"
+QUOTIENT_ARTICLE_TITLE = "Quotient Filter"
+
+SURVEY_OUTPUT = "the AMQ survey's printed output (REFERENCE_NUMBERS.md §5)"
+QUOTIENT_ARTICLE_SOURCE = "the Quotient Filter article (REFERENCE_NUMBERS.md §5)"
 FASTFILTER_N6 = ("FastFilter's bulk-insert-and-query, n = 10^6, -march=native, measured on this machine"
                  " class (REFERENCE_NUMBERS.md §2)")
 PRODUCTION_SOURCE = "Debian's RocksDB 7.8 and LevelDB 1.23, n = 10^6, measured here (REFERENCE_NUMBERS.md §3)"
@@ -31,36 +44,36 @@ class Figure:
     label: str = ""
 
 
-# Seed 000's cuckoo lab: n = 30,000, ε = 1%, b = 4, 500 kicks, power-of-two bucket count.
-SEED_LAB = {
-    "fingerprint_bits": Figure(10, SEED000),
-    "buckets": Figure(8192, SEED000),
-    "insert_failures": Figure(0, SEED000),
-    "load_factor": Figure(0.9155, SEED000),
-    "bits_per_key": Figure(10.92, SEED000),
-    "kicks_total": Figure(21953, SEED000),
-    "fpr": Figure(0.0074, SEED000, "measured over 30,000 non-members"),
-    "negative_queries": Figure(30000, SEED000),
-    "fpr_theory": Figure(0.0078, SEED000, "8/2^f = 2b/2^f"),
-    "keys": Figure(30000, SEED000),
+# The AMQ survey's cuckoo lab: n = 30,000, ε = 1%, b = 4, 500 kicks, power-of-two bucket count.
+SURVEY_LAB = {
+    "fingerprint_bits": Figure(10, SURVEY_OUTPUT),
+    "buckets": Figure(8192, SURVEY_OUTPUT),
+    "insert_failures": Figure(0, SURVEY_OUTPUT),
+    "load_factor": Figure(0.9155, SURVEY_OUTPUT),
+    "bits_per_key": Figure(10.92, SURVEY_OUTPUT),
+    "kicks_total": Figure(21953, SURVEY_OUTPUT),
+    "fpr": Figure(0.0074, SURVEY_OUTPUT, "measured over 30,000 non-members"),
+    "negative_queries": Figure(30000, SURVEY_OUTPUT),
+    "fpr_theory": Figure(0.0078, SURVEY_OUTPUT, "8/2^f = 2b/2^f"),
+    "keys": Figure(30000, SURVEY_OUTPUT),
 }
 
 
 @dataclass(frozen=True)
-class SeedSpace:
+class SurveySpace:
     label: str
     bits_per_key: float
-    load: float | None  # the load the seed's figure assumes, where it states one
+    load: float | None  # the load the survey's figure assumes, where it states one
 
 
-# Seed 000's bits/key at ε = 1%, by family.
-SEED_1PCT = {
-    "bloom": SeedSpace("Bloom (optimal)", 9.6, None),
-    "cuckoo": SeedSpace("cuckoo, b = 4, 95% load", 10.5, 0.95),
-    "xor": SeedSpace("XOR, 7-bit fingerprints", 8.6, None),
-    "binary_fuse": SeedSpace("binary fuse", 7.5, None),
-    "ribbon": SeedSpace("Ribbon (RocksDB wiki)", 7.0, None),
-    "quotient": SeedSpace("quotient, n = 10^6 at 90% load", 33.0, 0.90),
+# The AMQ survey's bits/key at ε = 1% (its head-to-head table), by family.
+SURVEY_1PCT = {
+    "bloom": SurveySpace("Bloom (optimal)", 9.6, None),
+    "cuckoo": SurveySpace("cuckoo, b = 4, 95% load", 10.5, 0.95),
+    "xor": SurveySpace("XOR, 7-bit fingerprints", 8.6, None),
+    "binary_fuse": SurveySpace("binary fuse", 7.5, None),
+    "ribbon": SurveySpace("Ribbon (RocksDB wiki)", 7.0, None),
+    "quotient": SurveySpace("quotient, n = 10^6 at 90% load", 33.0, 0.90),
 }
 
 
@@ -172,16 +185,16 @@ FUSE3_OVERHEAD_PCT = Figure(13.0, FUSE_PAPER, "3-wise: within 13% of the lower b
 FUSE4_OVERHEAD_PCT = Figure(8.0, FUSE_PAPER, "4-wise: within 8% of the lower bound")
 FUSE_BUILD_SPEEDUP = Figure(2.0, FUSE_PAPER, "construction more than twice as fast as XOR's")
 CUCKOO_LOAD = Figure(0.95, CUCKOO_PAPER, "b = 4 reaches ~95% load")
-SEED000_TEXT = "seed 000's text"
-# Seed 000 solves (log2(1/ε) + 3)/0.95 < 1.44·log2(1/ε) for the standard filter (b = 4, f = log2(1/ε) + 3).
-CROSSOVER_SEED000 = Figure(0.004, SEED000_TEXT, "cuckoo takes less space than space-optimal Bloom below ε ≈ 0.4%")
+SURVEY_TEXT = "the AMQ survey's text"
+# The survey solves (log2(1/ε) + 3)/0.95 < 1.44·log2(1/ε) for the standard filter (b = 4, f = log2(1/ε) + 3).
+CROSSOVER_SURVEY = Figure(0.004, SURVEY_TEXT, "cuckoo takes less space than space-optimal Bloom below ε ≈ 0.4%")
 # The authors' README does not say which variant; the paper's semi-sorted buckets take less space
 # than the standard filter, which would move the crossover up. Ours is the standard filter.
 CROSSOVER_AUTHORS = Figure(0.03, "the cuckoo filter authors' README (github.com/efficient/cuckoofilter)",
                            "less space than Bloom for false positive rates below 3%")
-# Seed 000's reading of its lab: "FPR is set by f alone (8 fingerprints probed, 2^-10 each), not by
-# table fullness".
-FPR_LOAD_FREE = Figure(1.0, SEED000_TEXT, "the FPR is set by f alone, not by table fullness")
+# The survey's reading of its lab: "FPR is set by f alone (8 fingerprints probed, 2^-10 each), not
+# by table fullness".
+FPR_LOAD_FREE = Figure(1.0, SURVEY_TEXT, "the FPR is set by f alone, not by table fullness")
 CUCKOO_THRESHOLD_SOURCE = ("two-choice cuckoo hashing with buckets of b slots: Cain, Sanders and Wormald (SODA 2007);"
                            " Fernholz and Ramachandran (SODA 2007)")
 
@@ -201,20 +214,22 @@ CUCKOO_THRESHOLDS = {
 RSQF_METADATA_BITS = Figure(2.125, RSQF_PAPER, "2.125 metadata bits per slot")
 RIBBON_SAVING_PCT = Figure(30.0, RIBBON_PAPER, "RocksDB's Ribbon ~30% smaller than its Bloom at equal FPR")
 RIBBON128_OVERHEAD_PCT = Figure(6.0, RIBBON_PAPER, "Standard128Ribbon ~6% over the lower bound")
-SEED001 = "seed 001 (Kopelowitz, McCauley, Porat, Support Optimality and Adaptive Cuckoo Filters, WADS 2021)"
-# Seed 001, §1: "for the case of a repeated single query (|Q| = 1), static filters incur εn false
+SUPPORT_OPTIMALITY_SOURCE = f"Kopelowitz, McCauley, Porat, {SUPPORT_OPTIMALITY_TITLE}, WADS 2021"
+# Support Optimality, §1: "for the case of a repeated single query (|Q| = 1), static filters incur εn false
 # positives in expectation, whereas ... the Cuckooing ACF incurs O(log^4 n)". The O() has no
 # stated constant; the report fixes it at the smallest n measured and judges the growth.
-SEED001_STATIC_EPS_N = Figure(1.0, SEED001, "a static filter incurs εn false positives on one query repeated n times")
-SEED001_CUCKOOING_POLYLOG = Figure(4.0, SEED001, "the Cuckooing ACF incurs O(log^4 n) on the same stream")
+SUPPORT_OPTIMALITY_STATIC_EPS_N = Figure(1.0, SUPPORT_OPTIMALITY_SOURCE, "a static filter incurs εn false positives on one query repeated n times")
+SUPPORT_OPTIMALITY_CUCKOOING_POLYLOG = Figure(4.0, SUPPORT_OPTIMALITY_SOURCE, "the Cuckooing ACF incurs O(log^4 n) on the same stream")
 ACF_ONE_FALSE_POSITIVE = Figure(1.0, ACF_PAPER,
                                 "a false positive, once reported, is adapted away: at most about one"
                                 " per attacked non-member")
 
-# Seed 002 on counting and memory locality (the claims the counting section judges or lists).
-CQF_BEATS_COUNT_MIN = Figure(1.0, SEED002, "the CQF's counters outperform the Count-Min sketch on skewed"
+# The Quotient Filter article on counting and memory locality (the claims the counting section
+# judges or lists).
+CQF_BEATS_COUNT_MIN = Figure(1.0, QUOTIENT_ARTICLE_SOURCE, "the CQF's counters outperform the Count-Min sketch on skewed"
                                            " (Zipfian) distributions")
-# Seed 002's table, "Memory Locality per Lookup": cache lines one lookup touches, by filter.
+# The Quotient Filter article's table, "Memory Locality per Lookup": cache lines one lookup touches,
+# by filter.
 # Bloom's is k (its record's hash_probes), so its figure is None here and read per row.
 @dataclass(frozen=True)
 class Locality:
@@ -222,7 +237,7 @@ class Locality:
     lines: float | None
 
 
-SEED002_LOCALITY = {
+QUOTIENT_ARTICLE_LOCALITY = {
     "bloom": Locality("k = 0.693 m/n random misses", None),
     "quotient": Locality("1 cache line (contiguous)", 1.0),
     "rsqf": Locality("1 cache line (SIMD POPCNT + PDEP)", 1.0),

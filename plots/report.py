@@ -50,7 +50,7 @@ def claims_summary(results: ResultSet) -> list[str]:
     header = ["section"] + list(order)
     lines = ["## Claims checked", "",
              "Every verdict below is computed from the result files with the tolerance printed beside it"
-             " (plots/stats.py states the rules). The seeds' claims at the end take their verdicts from"
+             " (plots/stats.py states the rules). The source documents' claims at the end take their verdicts from"
              " these checks; `plots/report.py --claims` prints them as a list.", "",
              "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(r) + " |" for r in rows]
@@ -120,7 +120,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--schema", default=str(load.DEFAULT_SCHEMA),
                         help="JSON Schema of version 2 lines (skipped when the file does not exist)")
     parser.add_argument("--claims", action="store_true",
-                        help="print each of the seeds' claims with its verdict (Markdown) instead of"
+                        help="print each of the source documents' claims with its verdict (Markdown) instead of"
                              " writing the report")
     args = parser.parse_args(argv)
     results_dir, out = Path(args.results), Path(args.out)

@@ -1,8 +1,9 @@
 """What a report is made from: the suite (which experiments exist, their sections and charts)
 and the result files one run of it left in a directory.
 
-Sections read experiments through a ResultSet by id; it loads each file once, draws a chart
-only when a section shows it, and collects every verdict a section prints for the summary.
+Sections find their experiments through a ResultSet by the suite's `section = "..."` (never by
+id: `experiments`); it loads each file once, draws a chart only when a section shows it, and
+collects every verdict a section prints for the summary.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import os
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
 
 import pandas as pd
 
@@ -29,6 +31,20 @@ class Experiment:
     charts: tuple[str, ...] = ()
     build: str = ""  # micro: the amqbench_micro build it ran, "portable" or "native"
     keys: tuple[int, ...] = ()  # micro: the n list it ran at (amqbench_micro --keys); () for 10^6
+    # Every other key the suite gives it (keys, fpr, load_steps, trace, queries_per_set, ...), as
+    # the suite file has them (not --quick's): what a section tells experiments of one section
+    # apart by.
+    params: MappingProxyType = field(default_factory=lambda: MappingProxyType({}), compare=False)
+
+    def param_values(self, name: str) -> list:
+        """A parameter's values as a list (a scalar is one value; absent: none)."""
+        value = self.params.get(name)
+        return [] if value is None else list(value) if isinstance(value, list) else [value]
+
+
+# An experiment's keys that are not its parameters: what it is called, where the report shows
+# it, and --quick's overrides.
+NOT_PARAMS = ("id", "kind", "title", "section", "charts", "quick")
 
 
 @dataclass
@@ -44,7 +60,8 @@ class Suite:
             doc = tomllib.load(handle)
         experiments = [
             Experiment(e["id"], e.get("kind", ""), e.get("title", e["id"]), e.get("section", e["id"]),
-                       tuple(e.get("charts", [])), e.get("build", ""), tuple(e.get("keys", [])))
+                       tuple(e.get("charts", [])), e.get("build", ""), tuple(e.get("keys", [])),
+                       MappingProxyType({k: v for k, v in e.items() if k not in NOT_PARAMS}))
             for e in doc.get("experiment", [])
         ]
         return cls(doc.get("suite", {}).get("name", path.stem), path, experiments)
@@ -111,6 +128,16 @@ class ResultSet:
                     self.errors[experiment_id] = str(error)
             self._files[experiment_id] = result
         return self._files[experiment_id]
+
+    def experiments(self, section: str | None = None, kind: str | None = None) -> list[Experiment]:
+        """The suite's experiments of a report section (the suite file's `section = "..."`; None:
+        every section), of one kind if given, whose result file could be read, in suite order.
+        Sections find their experiments here and never by id, so an experiment renamed in the
+        suite file is still found; a section that gives experiments of one section different roles
+        tells them apart by kind or by their parameters (Experiment.params)."""
+        return [e for e in self.suite.experiments
+                if (section is None or e.section == section) and (kind is None or e.kind == kind)
+                and self.file(e.id) is not None]
 
     def frame(self, experiment_id: str, record: str | None = "cell") -> pd.DataFrame | None:
         """The experiment's rows of one record type ("cell", "trial", "window"; None: all).

@@ -12,8 +12,10 @@ import pytest
 import compare
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
-SEED_LAB = FIXTURES / "written" / "seed_lab.jsonl"  # one filters cell (cuckoo)
+SURVEY_LAB = FIXTURES / "written" / "seed_lab.jsonl"  # the AMQ survey's cuckoo lab: one filters cell
 ADVERSARIAL = FIXTURES / "written" / "adapt_adversarial.jsonl"  # adapt cells with trial lines
+# One adapt_synthetic cell and its two trials: FPR intervals over effective flows, not queries.
+SYNTHETIC = FIXTURES / "written" / "adapt_synthetic.jsonl"
 
 
 def lines_of(path: Path) -> list[dict]:
@@ -51,7 +53,7 @@ def noisy(n: int, centre: float, spread: float, seed: int) -> list[float]:
 
 
 def test_identical_files_and_directories_exit_0(tmp_path, capsys):
-    for base, new in ((SEED_LAB, SEED_LAB), (FIXTURES / "written", FIXTURES / "written")):
+    for base, new in ((SURVEY_LAB, SURVEY_LAB), (FIXTURES / "written", FIXTURES / "written")):
         status, out, err = run(capsys, base, new)
         assert status == 0, err
         assert out.splitlines()[0].startswith("amqbench compare: nothing got worse;")
@@ -59,41 +61,41 @@ def test_identical_files_and_directories_exit_0(tmp_path, capsys):
 
 
 def test_one_deterministic_field_changed_exits_1_naming_the_cell(tmp_path, capsys):
-    lines = lines_of(SEED_LAB)
+    lines = lines_of(SURVEY_LAB)
     cell = cell_of(lines)
     cell["size_bytes"] += 64
     new = write(tmp_path / "new" / "seed_lab.jsonl", lines)
-    status, out, _ = run(capsys, SEED_LAB, new)
+    status, out, _ = run(capsys, SURVEY_LAB, new)
     assert status == 1
     assert "WORSE: 1 deterministic values changed" in out.splitlines()[0]
     row = next(line for line in out.splitlines() if "| size_bytes |" in line)
     assert cell["cell_id"] in row and "| changed |" in row and "cuckoo" in row
-    base_size = cell_of(lines_of(SEED_LAB))["size_bytes"]
+    base_size = cell_of(lines_of(SURVEY_LAB))["size_bytes"]
     assert f"| {base_size} | {base_size + 64} |" in row
 
 
 def test_a_nested_or_removed_field_is_a_change_and_a_new_one_is_listed(tmp_path, capsys):
-    lines = lines_of(SEED_LAB)
+    lines = lines_of(SURVEY_LAB)
     cell = cell_of(lines)
     cell["workload"]["keys_from"] = "sequential"
     del cell["kicks_total"]
     cell["hash_probes"] = 3  # a field of the schema this cell did not carry
     new = write(tmp_path / "seed_lab.jsonl", lines)
-    status, out, _ = run(capsys, SEED_LAB, new, "--json")
+    status, out, _ = run(capsys, SURVEY_LAB, new, "--json")
     assert status == 1
     rows = {row["field"]: row for row in json.loads(out)["rows"]}
     assert rows["workload.keys_from"]["new"] == "sequential"
     assert rows["kicks_total"]["new"] == "(absent)" and rows["kicks_total"]["verdict"] == "worse"
     assert rows["hash_probes"]["what"] == "new field" and rows["hash_probes"]["verdict"] == "info"
     # Without the field table nothing can be classified: bad input.
-    status, _, err = run(capsys, SEED_LAB, new, "--schema", tmp_path / "no_schema.json")
+    status, _, err = run(capsys, SURVEY_LAB, new, "--schema", tmp_path / "no_schema.json")
     assert status == 2 and "no_schema.json" in err
 
 
 def test_timings_memory_and_settings_are_not_deterministic(tmp_path, capsys):
     # Both sides carry every such field (the fixture predates the memory fields), NEW with
     # other values: a field compared as deterministic would make this exit 1.
-    base_lines = lines_of(SEED_LAB)
+    base_lines = lines_of(SURVEY_LAB)
     base_cell = cell_of(base_lines)
     base_cell.setdefault("peak_rss_bytes", 50_000_000)
     base_cell.setdefault("memory_estimate_bytes", 40_000_000)
@@ -116,8 +118,8 @@ def test_timings_memory_and_settings_are_not_deterministic(tmp_path, capsys):
 
 def test_a_slowdown_of_30_percent_over_10_repeats_on_one_host_exits_1(tmp_path, capsys):
     base_samples = noisy(10, 20.0, 0.02, seed=1)
-    base = write(tmp_path / "base.jsonl", with_samples(lines_of(SEED_LAB), base_samples))
-    new = write(tmp_path / "new.jsonl", with_samples(lines_of(SEED_LAB), [s * 1.3 for s in base_samples]))
+    base = write(tmp_path / "base.jsonl", with_samples(lines_of(SURVEY_LAB), base_samples))
+    new = write(tmp_path / "new.jsonl", with_samples(lines_of(SURVEY_LAB), [s * 1.3 for s in base_samples]))
     status, out, _ = run(capsys, base, new, "--json")
     assert status == 1
     row = next(r for r in json.loads(out)["rows"] if r["field"] == "insert_ns")
@@ -130,8 +132,8 @@ def test_a_slowdown_of_30_percent_over_10_repeats_on_one_host_exits_1(tmp_path, 
 
 def test_the_same_slowdown_from_another_host_is_not_judged(tmp_path, capsys):
     base_samples = noisy(10, 20.0, 0.02, seed=1)
-    base = write(tmp_path / "base.jsonl", with_samples(lines_of(SEED_LAB), base_samples))
-    lines = with_samples(lines_of(SEED_LAB), [s * 1.3 for s in base_samples])
+    base = write(tmp_path / "base.jsonl", with_samples(lines_of(SURVEY_LAB), base_samples))
+    lines = with_samples(lines_of(SURVEY_LAB), [s * 1.3 for s in base_samples])
     lines[0]["context"]["host_name"] = "elsewhere"
     new = write(tmp_path / "new.jsonl", lines)
     status, out, _ = run(capsys, base, new)
@@ -139,7 +141,7 @@ def test_the_same_slowdown_from_another_host_is_not_judged(tmp_path, capsys):
     row = next(line for line in out.splitlines() if "| insert_ns |" in line)
     assert "other machine, not judged" in row and "×1.3" in row
     # Another CPU model on a host of the same name is another machine too.
-    lines[0]["context"]["host_name"] = lines_of(SEED_LAB)[0]["context"]["host_name"]
+    lines[0]["context"]["host_name"] = lines_of(SURVEY_LAB)[0]["context"]["host_name"]
     lines[0]["context"]["cpu_model"] = "Another CPU"
     status, out, _ = run(capsys, base, write(new, lines))
     assert status == 0 and "other machine, not judged" in out
@@ -147,14 +149,14 @@ def test_the_same_slowdown_from_another_host_is_not_judged(tmp_path, capsys):
 
 def test_noise_of_3_percent_and_too_few_repeats_exit_0(tmp_path, capsys):
     base_samples = noisy(10, 20.0, 0.03, seed=1)
-    base = write(tmp_path / "base.jsonl", with_samples(lines_of(SEED_LAB), base_samples))
-    new = write(tmp_path / "new.jsonl", with_samples(lines_of(SEED_LAB), noisy(10, 20.0, 0.03, seed=2)))
+    base = write(tmp_path / "base.jsonl", with_samples(lines_of(SURVEY_LAB), base_samples))
+    new = write(tmp_path / "new.jsonl", with_samples(lines_of(SURVEY_LAB), noisy(10, 20.0, 0.03, seed=2)))
     status, out, _ = run(capsys, base, new, "--json")
     assert status == 0
     assert json.loads(out)["counts"]["timings_same"] >= 1
     # Three repeats a side, even 50% slower: the ratio, not judged.
-    base = write(tmp_path / "base3.jsonl", with_samples(lines_of(SEED_LAB), [20.0, 20.1, 19.9]))
-    new = write(tmp_path / "new3.jsonl", with_samples(lines_of(SEED_LAB), [30.0, 30.1, 29.9]))
+    base = write(tmp_path / "base3.jsonl", with_samples(lines_of(SURVEY_LAB), [20.0, 20.1, 19.9]))
+    new = write(tmp_path / "new3.jsonl", with_samples(lines_of(SURVEY_LAB), [30.0, 30.1, 29.9]))
     status, out, _ = run(capsys, base, new)
     assert status == 0 and "too few repeats (3 vs 3 samples; 5 needed), not judged" in out
 
@@ -228,8 +230,8 @@ def test_disjoint_cells_are_listed(tmp_path, capsys):
     assert [dropped] == [line.split(" | ")[4] for line in out.splitlines() if "| new cell |" in line]
     # No cell in common: bad input.
     other = [dict(line, cell_id="ffffffffffffffff") if line["record"] not in ("header", "end") else line
-             for line in lines_of(SEED_LAB)]
-    status, _, err = run(capsys, SEED_LAB, write(tmp_path / "other.jsonl", other))
+             for line in lines_of(SURVEY_LAB)]
+    status, _, err = run(capsys, SURVEY_LAB, write(tmp_path / "other.jsonl", other))
     assert status == 2 and "no cell in common" in err
 
 
@@ -244,7 +246,7 @@ def test_a_trial_missing_from_a_matched_cell_is_its_own_row(tmp_path, capsys):
 
 
 def test_fpr_at_another_seed_differs_only_when_the_intervals_do(tmp_path, capsys):
-    lines = lines_of(SEED_LAB)
+    lines = lines_of(SURVEY_LAB)
     cell = cell_of(lines)
     negatives, fps = cell["negative_queries"], cell["false_positives"]
     for line in lines[1:-1]:
@@ -256,13 +258,69 @@ def test_fpr_at_another_seed_differs_only_when_the_intervals_do(tmp_path, capsys
         cell.update(false_positives=count, fpr=count / negatives, fpr_ci_low=low, fpr_ci_high=high)
         return write(tmp_path / f"fps{count}.jsonl", lines)
 
-    status, out, _ = run(capsys, SEED_LAB, with_fps(fps + 5), "--json")
+    status, out, _ = run(capsys, SURVEY_LAB, with_fps(fps + 5), "--json")
     assert status == 0, out
     assert json.loads(out)["counts"]["values_not_compared_seeds_differ"] > 10
-    status, out, _ = run(capsys, SEED_LAB, with_fps(fps * 2))
+    status, out, _ = run(capsys, SURVEY_LAB, with_fps(fps * 2))
     assert status == 1 and "| higher FPR |" in out and "disjoint" in out
-    status, out, _ = run(capsys, SEED_LAB, with_fps(fps // 2))
+    status, out, _ = run(capsys, SURVEY_LAB, with_fps(fps // 2))
     assert status == 0 and "| lower FPR |" in out
+
+
+def test_an_adaptive_fpr_is_judged_by_its_interval_over_flows_not_over_queries(tmp_path, capsys):
+    lines = lines_of(SYNTHETIC)
+    cell = cell_of(lines)
+    queries, flows = cell["negative_queries"], cell["effective_flows"]
+    assert flows < queries / 10, "a flow is asked about ten times: far fewer draws than queries"
+    for line in lines[1:-1]:
+        line["seed"] += 1
+
+    def with_fpr(fpr: float) -> Path:
+        """NEW's cell at this FPR, its interval as the C++ side computes it: over effective flows."""
+        low, high = compare.stats.wilson(fpr * flows, flows)
+        cell.update(false_positives=round(fpr * queries), fpr=fpr, fpr_ci_low=low, fpr_ci_high=high)
+        return write(tmp_path / f"fpr{fpr}.jsonl", lines)
+
+    base = cell_of(lines_of(SYNTHETIC))
+    # 25% higher: Wilson over the queries would call it (its intervals are disjoint), but over
+    # the flows the two intervals overlap: the same FPR, as far as these draws can tell.
+    higher = base["fpr"] * 1.25
+    assert compare.stats.wilson(round(higher * queries), queries)[0] > compare.stats.wilson(
+        base["false_positives"], queries)[1]
+    status, out, _ = run(capsys, SYNTHETIC, with_fpr(higher), "--json")
+    assert status == 0, out
+    report = json.loads(out)
+    assert report["counts"]["fprs_within_intervals"] == 3  # the cell and its two trials
+    assert not [r for r in report["rows"] if r["field"] == "fpr"]
+    # Three times higher: the flow intervals are disjoint too.
+    status, out, _ = run(capsys, SYNTHETIC, with_fpr(base["fpr"] * 3))
+    assert status == 1 and "| higher FPR |" in out and "the records' 95% intervals" in out
+    row = next(line for line in out.splitlines() if "| higher FPR |" in line)
+    assert f"[{compare.format_value(base['fpr_ci_low'])}, {compare.format_value(base['fpr_ci_high'])}]" in row
+
+
+def test_an_fpr_without_an_interval_in_its_record_is_listed_not_judged(tmp_path, capsys):
+    lines = lines_of(SYNTHETIC)
+    for line in lines[1:-1]:
+        line["seed"] += 1
+    cell = cell_of(lines)
+    cell.update(fpr=cell["fpr"] * 3, false_positives=cell["false_positives"] * 3)
+    del cell["fpr_ci_low"], cell["fpr_ci_high"]
+    status, out, _ = run(capsys, SYNTHETIC, write(tmp_path / "new.jsonl", lines))
+    assert status == 0, out
+    assert "1 FPRs not judged (no interval in the record)" in out.splitlines()[0]
+    row = next(line for line in out.splitlines() if "| FPR not judged |" in line)
+    assert "| info |" in row and "| fpr |" in row and "no 95% interval in the NEW record" in row
+    assert "none is recomputed from query counts" in row
+    # adapt_adversarial's records carry none at all: every FPR of theirs is listed, none judged.
+    lines = lines_of(ADVERSARIAL)
+    for line in lines[1:-1]:
+        line["seed"] += 1
+    status, out, _ = run(capsys, ADVERSARIAL, write(tmp_path / "adversarial.jsonl", lines), "--json")
+    report = json.loads(out)
+    fprs = sum(1 for line in lines[1:-1] if "fpr" in line)
+    assert status == 0 and report["counts"]["fprs_not_judged_no_interval"] == fprs > 0
+    assert report["counts"]["fprs_within_intervals"] == 0
 
 
 @pytest.mark.parametrize("case", ["missing", "empty_dir", "not_json", "truncated_gbench", "foreign",
@@ -284,14 +342,14 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys, case):
     elif case == "v1":
         bad = FIXTURES / "space.json"
     elif case == "incomplete":
-        bad = write(tmp_path / "bad.jsonl", lines_of(SEED_LAB)[:-1])
+        bad = write(tmp_path / "bad.jsonl", lines_of(SURVEY_LAB)[:-1])
     elif case == "bad_utf8":
         bad.write_bytes(b"\xff\xfe\x00garbage")
     elif case == "bad_field":
-        lines = lines_of(SEED_LAB)
+        lines = lines_of(SURVEY_LAB)
         cell_of(lines)["fpr"] = "high"
         bad = write(tmp_path / "bad.jsonl", lines)
-    for argv in ((SEED_LAB, bad), (bad, SEED_LAB)):
+    for argv in ((SURVEY_LAB, bad), (bad, SURVEY_LAB)):
         status, out, err = run(capsys, *argv)
         assert status == 2, (case, out)
         assert out == "" and len(err.strip().splitlines()) == 1, err
@@ -299,8 +357,8 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys, case):
 
 
 def test_usage_errors_exit_2_and_help_exits_0(capsys):
-    assert run(capsys, SEED_LAB)[0] == 2
-    status, _, err = run(capsys, SEED_LAB, SEED_LAB, "--alpha", "2")
+    assert run(capsys, SURVEY_LAB)[0] == 2
+    status, _, err = run(capsys, SURVEY_LAB, SURVEY_LAB, "--alpha", "2")
     assert status == 2 and len(err.strip().splitlines()) == 1
     with pytest.raises(SystemExit) as stop:
         compare.parse_args(["--help"])
@@ -324,7 +382,7 @@ def test_markdown_is_worst_first_and_capped(tmp_path, capsys):
 
 def test_update_baseline_strips_measurements_and_replaces_atomically(tmp_path, capsys):
     run_dir = tmp_path / "ci"
-    write(run_dir / "seed_lab.jsonl", with_samples(lines_of(SEED_LAB), noisy(5, 20, 0.1, 1)))
+    write(run_dir / "seed_lab.jsonl", with_samples(lines_of(SURVEY_LAB), noisy(5, 20, 0.1, 1)))
     write(run_dir / "adapt_adversarial.jsonl", lines_of(ADVERSARIAL))
     (run_dir / "suite_run.json").write_text("{}")
     baseline = tmp_path / "results" / "baseline"
@@ -361,7 +419,7 @@ def test_a_baseline_of_another_schema_version_is_refused(tmp_path, capsys):
     baseline = tmp_path / "baseline"
     baseline.mkdir()
     (baseline / "space.json").write_text((FIXTURES / "space.json").read_text())
-    status, _, err = run(capsys, baseline, SEED_LAB)
+    status, _, err = run(capsys, baseline, SURVEY_LAB)
     assert status == 2 and "schema version 1" in err
 
 
@@ -384,7 +442,7 @@ def test_the_committed_baseline_is_finished_stripped_and_matches_the_ci_suite():
 def test_result_files_and_google_benchmark_json_cannot_be_matched(tmp_path, capsys):
     bench = tmp_path / "micro.json"
     bench.write_text(json.dumps(gbench("vm", 1.0, 1)))
-    status, out, err = run(capsys, SEED_LAB, bench)
+    status, out, err = run(capsys, SURVEY_LAB, bench)
     assert status == 2 and out == ""
     assert "schema version 2 result files" in err and "Google Benchmark JSON" in err
     assert len(err.strip().splitlines()) == 1

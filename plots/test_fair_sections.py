@@ -1,23 +1,28 @@
 """The verdicts issue 11 asked for (items 1, 2 and 11), computed from records: the one-percent
 section's fill rule, the CQF beside FastFilter's at the same r and load, the CQF against the
-Count-Min sketch, and seed 002's locality table. Each test flips a verdict by changing a number."""
+Count-Min sketch, and the Quotient Filter article's locality table. Each test flips a verdict by changing a number."""
 
 import pandas as pd
 import pytest
 
 import stats
-from result_set import ResultSet
+from result_set import Experiment, ResultSet
 from sections import counting, locality, one_percent, quotient
 
 
 class Records:
-    """Just what the sections ask of a ResultSet: frames by experiment id, titles, and checks."""
+    """Just what the sections ask of a ResultSet: its experiments (each frame's, all of one section
+    and kind), frames by experiment id, titles, and checks."""
 
     check = ResultSet.check
 
-    def __init__(self, frames: dict[str, list[dict]]):
+    def __init__(self, frames: dict[str, list[dict]], section: str = "", kind: str = "filters"):
         self.frames = {k: pd.DataFrame(v) for k, v in frames.items()}
+        self.listed = [Experiment(k, kind, k, section) for k in frames]
         self.checks = []
+
+    def experiments(self, section=None, kind=None):
+        return [e for e in self.listed if section in (None, e.section) and kind in (None, e.kind)]
 
     def frame(self, experiment_id, record="cell"):
         return self.frames.get(experiment_id)
@@ -57,17 +62,17 @@ def cqf_row(r, load, bits, name="cqf"):
 
 def test_fastfilter_cqf_is_judged_only_like_for_like():
     assert quotient.fastfilter_cqf_load() == pytest.approx(10.125 / 21.38)
-    results = Records({quotient.VERSUS: [cqf_row(8, 0.477, 21.23), cqf_row(9, 0.954, 11.68)]})
-    text = "\n".join(quotient.versus_fastfilter(results))
+    results = Records({"versus": [cqf_row(8, 0.477, 21.23), cqf_row(9, 0.954, 11.68)]})
+    text = "\n".join(quotient.versus_fastfilter(results, "versus"))
     assert results.verdicts("cqf takes") == [stats.REPRODUCED]  # only the r = 8, load 0.477 row
     assert results.verdicts("cqf at the same r and load runs at") == [stats.REPRODUCED]
     assert "not like for like: a different r" in text
     assert "0.474" in text  # FastFilter's implied load is stated beside ours
-    results = Records({quotient.VERSUS: [cqf_row(8, 0.477, 25.0)]})  # 17% more bits at the same r and load
-    quotient.versus_fastfilter(results)
+    results = Records({"versus": [cqf_row(8, 0.477, 25.0)]})  # 17% more bits at the same r and load
+    quotient.versus_fastfilter(results, "versus")
     assert results.verdicts("cqf takes") == [stats.CONTRADICTED]
-    results = Records({quotient.VERSUS: [cqf_row(8, 0.954, 10.6)]})  # r = 8 at another load: not judged
-    assert "a different load" in "\n".join(quotient.versus_fastfilter(results))
+    results = Records({"versus": [cqf_row(8, 0.954, 10.6)]})  # r = 8 at another load: not judged
+    assert "a different load" in "\n".join(quotient.versus_fastfilter(results, "versus"))
     assert results.verdicts("cqf takes") == []
     assert results.verdicts("cqf at the same r and load runs at") == []
 
@@ -84,14 +89,14 @@ def counting_row(name, error, exact, depth=None, over=0.0):
 
 
 def test_cqf_against_count_min_verdict_follows_the_errors():
-    results = Records({counting.EXPERIMENTS[0]: [counting_row("cqf", 0.01, 0.99), counting_row("count_min", 3.0, 0.2, 4),
-                                             counting_row("count_min", 2.0, 0.3, 8)]})
+    results = Records({"zipf": [counting_row("cqf", 0.01, 0.99), counting_row("count_min", 3.0, 0.2, 4),
+                                counting_row("count_min", 2.0, 0.3, 8)]}, counting.SECTION, "counting")
     text = counting.render(results)
     assert results.verdicts("the CQF's counters") == [stats.REPRODUCED]
     assert "best Count-Min, d = 8" in text
     assert results.verdicts("Count-Min Theorem 1") == [stats.REPRODUCED]
-    results = Records({counting.EXPERIMENTS[0]: [counting_row("cqf", 2.5, 0.5), counting_row("count_min", 2.0, 0.3, 8,
-                                                                                        over=0.05)]})
+    results = Records({"zipf": [counting_row("cqf", 2.5, 0.5), counting_row("count_min", 2.0, 0.3, 8, over=0.05)]},
+                      counting.SECTION, "counting")
     counting.render(results)
     assert results.verdicts("the CQF's counters") == [stats.CONTRADICTED]
     assert results.verdicts("Count-Min Theorem 1") == [stats.CONTRADICTED]
@@ -103,14 +108,14 @@ def locality_row(name, member, probes=None):
             "cache_lines_member_lookups": 100, "hash_probes": probes}
 
 
-def test_locality_is_judged_against_the_seeds_table():
-    results = Records({locality.EXPERIMENT: [locality_row("cuckoo", 1.9), locality_row("bloom", 6.99, 7),
-                                             locality_row("xor", 3.0), locality_row("quotient", 1.6)]})
+def test_locality_is_judged_against_the_articles_table():
+    results = Records({"lines": [locality_row("cuckoo", 1.9), locality_row("bloom", 6.99, 7),
+                                 locality_row("xor", 3.0), locality_row("quotient", 1.6)]}, locality.SECTION)
     text = locality.render(results)
-    assert results.verdicts("seed 002: a cuckoo") == [stats.REPRODUCED]
-    assert results.verdicts("seed 002: a bloom") == [stats.REPRODUCED]  # against its own k
-    assert results.verdicts("seed 002: a quotient") == [stats.CONTRADICTED]  # 0.6 lines over: beyond 2 × 0.25
-    assert results.verdicts("seed 002: a xor") == []  # not in the seed's table: shown, not judged
+    assert results.verdicts("the Quotient Filter article: a cuckoo") == [stats.REPRODUCED]
+    assert results.verdicts("the Quotient Filter article: a bloom") == [stats.REPRODUCED]  # against its own k
+    assert results.verdicts("the Quotient Filter article: a quotient") == [stats.CONTRADICTED]  # 0.6 lines over: beyond 2 × 0.25
+    assert results.verdicts("the Quotient Filter article: a xor") == []  # not in the article's table: shown, not judged
     assert "| xor |" in text
 
 

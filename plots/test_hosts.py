@@ -12,7 +12,7 @@ HERE = Path(__file__).resolve().parent
 FIXTURES = HERE / "fixtures"
 SPACE = FIXTURES / "v2" / "space.jsonl"
 MACHINE = FIXTURES / "written" / "machine.jsonl"
-SEED_LAB = FIXTURES / "written" / "seed_lab.jsonl"
+SURVEY_LAB = FIXTURES / "written" / "seed_lab.jsonl"
 MICRO = FIXTURES / "micro.json"
 TIMINGS = {name for name, kind in compare.field_classes(hosts.load.DEFAULT_SCHEMA).items() if kind == "timing"}
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -184,7 +184,7 @@ def bad_input(tmp_path, capsys, *labels) -> str:
 
 
 def test_no_common_cell_is_bad_input(tmp_path, capsys):
-    err = bad_input(tmp_path, capsys, f"A={SPACE}", f"B={SEED_LAB}")
+    err = bad_input(tmp_path, capsys, f"A={SPACE}", f"B={SURVEY_LAB}")
     assert "sides A and B have no cell in common" in err
 
 

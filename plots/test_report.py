@@ -52,8 +52,8 @@ def test_seed_lab_verdict_follows_the_numbers(tmp_path):
     directory = results_dir(tmp_path, "seed_lab.json")
     results = result_set(directory)
     text = seed_lab.render(results)
-    # 5,000 probes: the interval is wide enough to hold the seed's 2b/2^f = 0.0078.
-    assert verdict_of(results, "seed 000's theory 2b/2^f") == stats.REPRODUCED
+    # 5,000 probes: the interval is wide enough to hold the survey's 2b/2^f = 0.0078.
+    assert verdict_of(results, "the AMQ survey's theory 2b/2^f") == stats.REPRODUCED
     assert "| buckets m | 8,192 |" in text
 
     doc = json.loads((directory / "seed_lab.json").read_text())
@@ -61,11 +61,11 @@ def test_seed_lab_verdict_follows_the_numbers(tmp_path):
     (directory / "seed_lab.json").write_text(json.dumps(doc))
     results = result_set(directory)
     seed_lab.render(results)
-    assert verdict_of(results, "seed 000's theory 2b/2^f") == stats.CONTRADICTED
+    assert verdict_of(results, "the AMQ survey's theory 2b/2^f") == stats.CONTRADICTED
     assert verdict_of(results, "load-aware theory") == stats.REPRODUCED
 
 
-def test_seed001_verdicts_follow_the_numbers(tmp_path):
+def test_support_optimality_verdicts_follow_the_numbers(tmp_path):
     from sections import adaptive
 
     directory = results_dir(tmp_path, "adapt_support.jsonl")
@@ -101,7 +101,7 @@ def test_cuckooing_against_a_rival_is_judged_from_the_intervals():
     assert rival_verdict(mine, {"fpr": None, "fpr_ci_low": None, "fpr_ci_high": None}) == stats.NOT_MEASURED
 
 
-def test_premise_gap_names_where_each_cuckooing_layout_departs_from_seed001():
+def test_premise_gap_names_where_each_cuckooing_layout_departs_from_support_optimality():
     import pandas as pd
     from sections.adaptive import premise_gap
 
@@ -112,7 +112,7 @@ def test_premise_gap_names_where_each_cuckooing_layout_departs_from_seed001():
     assert premise_gap(cells, "acf_cuckooing_2x4").endswith("differs in b = 4 slots per bucket.")
     at_premise = cells.assign(tables=2, slots_per_bucket=1)
     assert premise_gap(at_premise, "acf_cuckooing_2x4").endswith(
-        "seed 001's premise (k = 2, b = 1, load bounded away from 1/2).")
+        "Support Optimality's premise (k = 2, b = 1, load bounded away from 1/2).")
 
 
 def test_quotient_conclusion_follows_the_numbers(tmp_path):
@@ -120,16 +120,57 @@ def test_quotient_conclusion_follows_the_numbers(tmp_path):
 
     directory = results_dir(tmp_path, "quotient_space.json")
     text = quotient.render(result_set(directory))
-    assert "The measurements support seed 002's formula, not seed 000's." in text
+    assert "The measurements support the Quotient Filter article's formula, not the AMQ survey's." in text
 
     doc = json.loads((directory / "quotient_space.json").read_text())
-    doc["records"][0]["bits_per_key"] *= 1.10  # one row 10% off seed 002's formula
+    doc["records"][0]["bits_per_key"] *= 1.10  # one row 10% off the article's formula
     (directory / "quotient_space.json").write_text(json.dumps(doc))
     results = result_set(directory)
     text = quotient.render(results)
-    assert verdict_of(results, "seed 002's") == stats.CONTRADICTED
-    assert "support seed 002" not in text
-    assert "Neither seed's formula holds" in text
+    assert verdict_of(results, "the Quotient Filter article's") == stats.CONTRADICTED
+    assert "support the Quotient Filter article" not in text
+    assert "Neither document's formula holds" in text
+
+
+@pytest.mark.parametrize("old, new, section, fixture", [
+    ("adapt_support", "repeated_stream", "adaptive", "adapt_support.jsonl"),
+    ("quotient_space", "qf_bits_by_n", "quotient", "quotient_space.json"),
+    ("seed_lab", "cuckoo_lab", "seed_lab", "seed_lab.json"),
+    ("micro", "bench_portable", "speed", "micro.json"),
+])
+def test_a_section_finds_an_experiment_renamed_in_the_suite_file(tmp_path, old, new, section, fixture):
+    """The suite file alone says which experiments a section shows (their `section`, and where a
+    section gives them roles, their kind and parameters): an experiment renamed there, its file
+    with it, renders as before, under its new id."""
+    module = importlib.import_module(f"sections.{section}")
+    (tmp_path / "before").mkdir()
+    before = module.render(result_set(results_dir(tmp_path / "before", fixture)))
+    assert before is not None
+    renamed = tmp_path / "renamed"
+    renamed.mkdir()
+    directory = results_dir(renamed, fixture)
+    (directory / fixture).rename(directory / fixture.replace(old, new))
+    suite = renamed / "suite.toml"
+    suite.write_text(SUITE.read_text().replace(f'id = "{old}"', f'id = "{new}"'))
+    after = module.render(ResultSet(Suite.read(suite), directory, renamed, SCHEMA))
+    assert after is not None and after.replace(new, old) == before
+
+
+def test_sections_tell_the_default_suites_experiments_apart_by_what_they_are():
+    from sections import adaptive, cuckoo_load, quotient
+
+    default = Suite.read(HERE.parent / "suites" / "default.toml")
+
+    def roles(section, role):
+        return {e.id: role(e) for e in default.experiments if e.section == section}
+
+    assert roles("quotient", quotient.role) == {
+        "quotient_space": "space", "quotient_load": "fill", "quotient_vs_fastfilter": "fastfilter"}
+    assert roles("adaptive", adaptive.role) == {
+        "adapt_grid": "adapt_synthetic", "adapt_grid_s1": "adapt_synthetic", "adapt_grid_premise": "adapt_synthetic",
+        "adapt_trace_real": "adapt_trace", "adapt_trace_synth": "adapt_trace",
+        "adapt_adversarial": "adapt_adversarial", "adapt_support": "support"}
+    assert roles("cuckoo_load", cuckoo_load.sized_from_fpr) == {"cuckoo_load": False, "cuckoo_load_short": True}
 
 
 def test_report_end_to_end_draws_only_the_charts_it_shows(tmp_path):
@@ -139,11 +180,11 @@ def test_report_end_to_end_draws_only_the_charts_it_shows(tmp_path):
     assert report.main(["--suite", str(SUITE), "--results", str(directory), "--out", str(out),
                         "--schema", str(SCHEMA)]) == 0
     text = out.read_text()
-    for heading in ("## Where these numbers come from", "## Claims checked", "## Seed 000's cuckoo lab",
+    for heading in ("## Where these numbers come from", "## Claims checked", "## The AMQ survey's cuckoo lab",
                     "## Bloom, blocked Bloom and cuckoo at 1% and 0.1%", "## Quotient filters",
                     "## Adaptive cuckoo filters", "## Speed (Google Benchmark)", "## Left out"):
         assert heading in text, heading
-    assert text.index("## Seed 000's") < text.index("## Bloom") < text.index("## Quotient") \
+    assert text.index("## The AMQ survey's") < text.index("## Bloom") < text.index("## Quotient") \
         < text.index("## Adaptive") < text.index("## Speed")
     # Tables say what made them: the v2 file's suite run, the v1 file's command line.
     assert ("Made by `amqbench suite plots/fixtures/suite.toml --quick` (suite `plots/fixtures/suite.toml`,"

@@ -60,7 +60,7 @@ def test_chance_verdict_allows_about_five_percent():
     assert stats.chance_verdict(0, 0)[0] == N
 
 
-def test_theory_matches_the_headers_and_the_seed():
+def test_theory_matches_the_headers_and_the_survey():
     assert theory.bloom(0.01) == pytest.approx(9.585, abs=1e-3)
     assert theory.cuckoo(0.01) == pytest.approx((6.6439 + 3) / 0.95, abs=1e-3)
     bits = theory.blocked_bloom(0.01)[0]

@@ -1,5 +1,10 @@
 """Adaptive cuckoo filters against same-space static controls: the A/S grid, trace replays and
-repeated (adversarial) queries."""
+repeated (adversarial) queries.
+
+The section's experiments are told apart by kind: adapt_synthetic ones are A/S grids, adapt_trace
+ones trace replays (real or synthetic alike), and adapt_adversarial ones repeated query streams:
+a stream whose length n is swept (several `queries_per_set`) is the support contrast over n, any
+other the attack table."""
 
 from __future__ import annotations
 
@@ -10,22 +15,16 @@ import pandas as pd
 import reference
 import stats
 from report_format import count, number, pct, pct_ci, table
-from result_set import ResultSet
+from result_set import Experiment, ResultSet
 from sections import common
 
 SECTION = "adaptive"
-GRID = "adapt_grid"
-# The grid again at the geometries seed 001's comparison needs (1 selector bit; k = 2, load 0.45).
-GEOMETRIES = ("adapt_grid_s1", "adapt_grid_premise")
 CUCKOOING = "acf_cuckooing"
 # The same fix in acf_swapping's 2 x 4 geometry (issue 11, item 5): judged against the same rivals,
 # with its own verdicts, so the layout's effect is not averaged into acf_cuckooing's.
 CUCKOOING_2X4 = "acf_cuckooing_2x4"
 VANILLA = "cuckoo_4x1"  # a plain cuckoo filter with the Cuckooing ACF's layout
 RIVALS = ("acf_cyclic", "acf_cyclic_ranges", "acf_swapping")
-TRACES = ("adapt_trace_real", "adapt_trace_synth")
-ADVERSARIAL = "adapt_adversarial"
-SUPPORT = "adapt_support"  # seed 001's repeated stream: adapt_adversarial cells over n
 ACF_TOL = 0.10  # false positives paid against those the attacked set started with
 SEVERITY = {stats.REPRODUCED: 0, stats.NOT_MEASURED: 1, stats.PARTLY: 2, stats.CONTRADICTED: 3}
 
@@ -36,7 +35,7 @@ def controls(cells: pd.DataFrame) -> set[str]:
     return set(adaptations[adaptations == 0].index)
 
 
-def grid(results: ResultSet, experiment_id: str = GRID) -> list[str]:
+def grid(results: ResultSet, experiment_id: str) -> list[str]:
     cells = results.frame(experiment_id)
     if cells is None or cells.empty:
         return []
@@ -47,7 +46,7 @@ def grid(results: ResultSet, experiment_id: str = GRID) -> list[str]:
                    if CUCKOOING_2X4 in set(cells["filter"]) else "")
                 if {CUCKOOING, "acf_cyclic"} <= set(cells["filter"]) else "")
     parts = [
-        *([""] if experiment_id != GRID else []),
+        "",
         *common.heading(results, experiment_id, "###"),
         f"S fills {cells['load_factor'].median():.1%} of {count(cells['slots'].iloc[0])} slots; A holds"
         " |A|/|S| × |S| non-member flows, each asked `queries_per_flow` times on average"
@@ -92,7 +91,7 @@ def grid(results: ResultSet, experiment_id: str = GRID) -> list[str]:
 
 
 def premise_gap(cells: pd.DataFrame, cuckooing: str) -> str:
-    """Where the measured Cuckooing ACF's geometry departs from seed 001's analysis (k = 2 tables of
+    """Where the measured Cuckooing ACF's geometry departs from Support Optimality's analysis (k = 2 tables of
     b = 1 slot, load bounded away from 1/2), from the cells themselves."""
     mine = cells[cells["filter"] == cuckooing]
     k, b, load = int(mine["tables"].max()), int(mine["slots_per_bucket"].max()), mine["load_factor"].median()
@@ -100,13 +99,13 @@ def premise_gap(cells: pd.DataFrame, cuckooing: str) -> str:
         + ([f"load {load:.2f}"] if load >= 0.5 else [])
     measured = f"{cuckooing} has k = {k} tables of b = {b} slot{'s' if b > 1 else ''} at load {load:.2f}"
     if not gaps:
-        return f"{measured}: seed 001's premise (k = 2, b = 1, load bounded away from 1/2)."
-    return (f"{measured}; seed 001's analysis assumes k = 2 tables of b = 1 slot at a load bounded away"
+        return f"{measured}: Support Optimality's premise (k = 2, b = 1, load bounded away from 1/2)."
+    return (f"{measured}; Support Optimality's analysis assumes k = 2 tables of b = 1 slot at a load bounded away"
             f" from 1/2, so this differs in {', '.join(gaps)}.")
 
 
 def rival_verdict(mine, theirs) -> str:
-    """Seed 001's "the Cuckooing ACF is at least as good" in one cell, from the two FPRs and their
+    """Support Optimality's "the Cuckooing ACF is at least as good" in one cell, from the two FPRs and their
     95% intervals over flows: no higher -> reproduced; higher, but the intervals overlap (the
     sample cannot tell them apart) -> partly; its interval wholly above the rival's -> contradicted."""
     if any(stats.is_missing(x) for x in (mine["fpr"], theirs["fpr"], mine.get("fpr_ci_low"), theirs.get("fpr_ci_high"))):
@@ -118,7 +117,7 @@ def rival_verdict(mine, theirs) -> str:
 
 def cuckooing_vs_rivals(results: ResultSet, experiment_id: str, cells: pd.DataFrame,
                         cuckooing: str = CUCKOOING) -> list[str]:
-    """A verdict per grid cell and rival for seed 001's comparison claim, and the worst of them,
+    """A verdict per grid cell and rival for Support Optimality's comparison claim, and the worst of them,
     for one Cuckooing ACF layout (`cuckooing`)."""
     rivals = [r for r in RIVALS if r in set(cells["filter"])]
     if cuckooing not in set(cells["filter"]) or not rivals or "fpr_ci_low" not in cells:
@@ -137,12 +136,12 @@ def cuckooing_vs_rivals(results: ResultSet, experiment_id: str, cells: pd.DataFr
         rows.append(row)
     worst = max(tally, key=lambda v: SEVERITY[v])
     summary = ", ".join(f"{n} {v}" for v, n in sorted(tally.items(), key=lambda kv: SEVERITY[kv[0]]))
-    check = results.check(SECTION, f"{cuckooing} at least as good as Cyclic and Swapping ({reference.SEED001})",
+    check = results.check(SECTION, f"{cuckooing} at least as good as Cyclic and Swapping ({reference.SUPPORT_OPTIMALITY_SOURCE})",
                           f"{experiment_id}: {summary} of {sum(tally.values())} cell-rival pairs", worst,
                           "per pair: FPR no higher; 'partly' where higher but the 95% intervals over flows overlap")
     return [
         "",
-        f"Seed 001's comparison, cell by cell ({experiment_id}): {cuckooing}'s FPR [95% interval over"
+        f"Support Optimality's comparison, cell by cell ({experiment_id}): {cuckooing}'s FPR [95% interval over"
         " flows] beside each rival's FPR and the verdict for that pair (rule in the line below)."
         f" {premise_gap(cells, cuckooing)}",
         "",
@@ -174,7 +173,7 @@ def trace_replay(results: ResultSet, experiment_id: str) -> list[str]:
 
 
 def beats_vanilla(results: ResultSet, experiment_id: str, cells: pd.DataFrame) -> list[str]:
-    """Seed 001: on traces the Cuckooing ACF is "stronger than a vanilla Cuckoo Filter". The
+    """Support Optimality: on traces the Cuckooing ACF is "stronger than a vanilla Cuckoo Filter". The
     vanilla filter with its layout (4 tables of 1 slot) and bits is cuckoo_4x1; judged on the
     width where the ACF gains least."""
     by = cells.set_index(["filter", "bits_per_slot"])["fpr"]
@@ -187,15 +186,15 @@ def beats_vanilla(results: ResultSet, experiment_id: str, cells: pd.DataFrame) -
     worst = max(ratios, key=ratios.get)
     return [results.check(
         SECTION, f"{CUCKOOING} on a trace: FPR below the vanilla cuckoo filter's ({VANILLA}, same slots)"
-                 f" ({reference.SEED001})",
+                 f" ({reference.SUPPORT_OPTIMALITY_SOURCE})",
         f"{experiment_id}: " + "; ".join(f"{pct(by[(CUCKOOING, b)])} against {pct(by[(VANILLA, b)])} at {b:g}"
                                          f" bits/slot" for b in widths)
         + f"; largest ratio {ratios[worst]:.2f}",
         stats.verdict(ratios[worst], 1.0, claim="at_most"), "ratio at most 1 at every width").prose]
 
 
-def adversarial(results: ResultSet) -> list[str]:
-    cells = results.frame(ADVERSARIAL)
+def adversarial(results: ResultSet, experiment_id: str) -> list[str]:
+    cells = results.frame(experiment_id)
     if cells is None or cells.empty:
         return []
     claim = reference.ACF_ONE_FALSE_POSITIVE
@@ -227,7 +226,7 @@ def adversarial(results: ResultSet) -> list[str]:
                            verdict, f"+{ACF_TOL:.0%}").prose for name, (verdict, evidence) in worst.items()]
     return [
         "",
-        *common.heading(results, ADVERSARIAL, "###"),
+        *common.heading(results, experiment_id, "###"),
         "A set of non-members asked again and again: `known_fps` are non-members that start as false"
         " positives, `random_set` are random non-members. Each cell: false positives the filter paid /"
         " those the same filter paid with adaptation off, replayed on the same query schedule, both"
@@ -247,10 +246,10 @@ def _mean_ci(row, prefix: str) -> str:
     return text if stats.is_missing(low) else f"{text} [{number(max(low, 0.0))}, {number(high)}]"
 
 
-def support(results: ResultSet) -> list[str]:
-    """Seed 001's contrast on a repeated stream: the static replay's εn against the Cuckooing ACF's
+def support(results: ResultSet, experiment_id: str) -> list[str]:
+    """Support Optimality's contrast on a repeated stream: the static replay's εn against the Cuckooing ACF's
     polylog, with n swept. Verdicts from the cells' means and their intervals over trials."""
-    cells = results.frame(SUPPORT)
+    cells = results.frame(experiment_id)
     if cells is None or cells.empty or "false_positives_static_mean" not in cells:
         return []
     ns = sorted(int(n) for n in cells["queries_per_set"].unique())
@@ -268,7 +267,7 @@ def support(results: ResultSet) -> list[str]:
         low, high = per.loc[lo_n], per.loc[hi_n]
         if name in controls(cells) and size == 1:
             # εn for one repeated query: the theory's εn inside the replay's interval at the largest n.
-            claim = reference.SEED001_STATIC_EPS_N
+            claim = reference.SUPPORT_OPTIMALITY_STATIC_EPS_N
             eps_n = high["fpr_theory_static"] * hi_n
             verdict = stats.verdict_interval(eps_n, high["false_positives_static_mean_ci_low"],
                                              high["false_positives_static_mean_ci_high"])
@@ -280,7 +279,7 @@ def support(results: ResultSet) -> list[str]:
             # O(log^4 n) with its constant fixed at the smallest n (the upper end of that mean's
             # interval, or one false positive in all the trials if none was seen): the mean at the
             # largest n may grow by (ln n_max / ln n_min)^4 at most.
-            claim = reference.SEED001_CUCKOOING_POLYLOG
+            claim = reference.SUPPORT_OPTIMALITY_CUCKOOING_POLYLOG
             growth = (math.log(hi_n) / math.log(lo_n)) ** claim.value
             start = max(low.get("false_positives_mean_ci_high", low["false_positives_mean"]), 1.0 / low["trials"])
             verdict = stats.verdict(high["false_positives_mean"], start * growth, claim="at_most")
@@ -291,13 +290,13 @@ def support(results: ResultSet) -> list[str]:
                 verdict, f"≤ {number(start)} × (ln {hi_n:,} / ln {lo_n:,})^4 = {number(start * growth)}").prose)
     return [
         "",
-        *common.heading(results, SUPPORT, "###"),
-        "Seed 001's contrast, measured: a set Q of |Q| random non-members asked n times in all"
+        *common.heading(results, experiment_id, "###"),
+        "Support Optimality's contrast, measured: a set Q of |Q| random non-members asked n times in all"
         " (round Q once, then uniformly at random). Each cell: false positives per trial, the mean over"
         f" {count(cells['trials'].max())} independent trials (each its own filter and set) with its 95%"
         " Student-t interval over trials; *paid* by the filter as it adapts, *static* by the same filter"
         " replayed on the same schedule with adaptation off. With |Q| = 1 the static count is n or 0, so"
-        " its mean is εn. The seed's premise is k = 2 tables of b = 1 slot at load bounded away from ½;"
+        " its mean is εn. The paper's premise is k = 2 tables of b = 1 slot at load bounded away from ½;"
         " the Cuckooing ACF measured here has 4 tables of 1 slot at 95% load (acf_cuckooing_2x4: 2 tables"
         " of 4 slots, b ≠ 1), and its O(log^4 n) has no stated constant, so the check fixes it at the"
         " smallest n and judges only the growth.",
@@ -309,14 +308,17 @@ def support(results: ResultSet) -> list[str]:
     ]
 
 
+def role(experiment: Experiment) -> str:
+    """What an experiment of the section is for, from its kind and parameters (the module's
+    docstring): a repeated stream whose length n is swept is the support contrast."""
+    if experiment.kind == "adapt_adversarial" and len(experiment.param_values("queries_per_set")) > 1:
+        return "support"
+    return experiment.kind
+
+
 def render(results: ResultSet) -> str | None:
-    parts = grid(results)
-    for experiment_id in GEOMETRIES:
-        parts += grid(results, experiment_id)
-    for experiment_id in TRACES:
-        parts += trace_replay(results, experiment_id)
-    parts += adversarial(results)
-    parts += support(results)
+    parts = common.by_role(results, SECTION, role, {"adapt_synthetic": grid, "adapt_trace": trace_replay,
+                                                    "adapt_adversarial": adversarial, "support": support})
     if not parts:
         return None
     return "\n".join(["## Adaptive cuckoo filters", "", *parts])

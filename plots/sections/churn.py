@@ -5,11 +5,10 @@ from __future__ import annotations
 import stats
 import theory
 from report_format import count, pct, table, timing
-from result_set import ResultSet
+from result_set import Experiment, ResultSet
 from sections import common
 
 SECTION = "churn"
-EXPERIMENT = "churn"
 FPR_TOL = 0.10  # churn FPR against theory at the churn load (no interval is recorded for it)
 
 
@@ -40,7 +39,11 @@ def theory_at_churn_load(row: dict) -> float:
 
 
 def render(results: ResultSet) -> str | None:
-    frame = results.frame(EXPERIMENT)
+    return common.each(results, SECTION, one_run)
+
+
+def one_run(results: ResultSet, experiment: Experiment) -> str | None:
+    frame = results.frame(experiment.id)
     if frame is None or frame.empty or "churn_ops" not in frame:
         return None
     rows, lines = [], []
@@ -60,7 +63,7 @@ def render(results: ResultSet) -> str | None:
                                f"{refused:,} refused", stats.verdict(refused, 0), "exact").prose)
     first = frame.iloc[0]
     return "\n".join([
-        *common.heading(results, EXPERIMENT),
+        *common.heading(results, experiment.id),
         f"Each filter is built with n = {count(first['keys_inserted'])}, then holds"
         f" {count(first['churn_resident'])} members through {count(first['churn_rounds'])} rounds of:"
         " erase one held key, insert one member not held, and four queries (half about held keys),"

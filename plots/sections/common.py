@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pandas as pd
 
 import stats
-from result_set import Check, ResultSet, verdict_cell
+from result_set import Check, Experiment, ResultSet, verdict_cell
 
 FPR_TOL = 0.02  # a formula's FPR against one measured 95% interval, widened 2%
 
@@ -51,3 +53,33 @@ def built(frame: pd.DataFrame) -> pd.DataFrame:
     if "build_failed" not in frame:
         return frame
     return frame[frame["build_failed"] != True]  # noqa: E712 (NaN-safe: a missing flag is not a failure)
+
+
+def each(results: ResultSet, section: str, render_one: Callable[[ResultSet, Experiment], str | None]) -> str | None:
+    """A section that shows each of its experiments alike: render_one's text for every experiment
+    the suite puts in `section`, in suite order; None when none has a file or shows anything."""
+    texts = [text for e in results.experiments(section) if (text := render_one(results, e)) is not None]
+    return "\n\n".join(texts) if texts else None
+
+
+def by_role(results: ResultSet, section: str, role: Callable[[Experiment], str],
+            shows: dict[str, Callable[[ResultSet, str], list[str]]]) -> list[str]:
+    """A section whose experiments play several roles: for each role in `shows`' order, every
+    experiment of the section that `role` gives it, in suite order, shown by shows[role](results,
+    its id)."""
+    experiments = results.experiments(section)
+    return [line for wanted, show in shows.items() for e in experiments if role(e) == wanted
+            for line in show(results, e.id)]
+
+
+def frames(results: ResultSet, experiments: list[Experiment]) -> list[tuple[Experiment, pd.DataFrame]]:
+    """The experiments' cell rows, those with any."""
+    present = [(e, results.frame(e.id)) for e in experiments]
+    return [(e, f) for e, f in present if f is not None and not f.empty]
+
+
+def one_n_micro(results: ResultSet) -> list[Experiment]:
+    """The micro-benchmark experiments at one n (no `keys` list: those are speed_vs_n's), in
+    suite order, wherever the suite puts them: the builds the speed and hosts sections set side by
+    side, told apart by their `build`."""
+    return [e for e in results.experiments(kind="micro") if len(e.keys) <= 1]

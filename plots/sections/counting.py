@@ -1,4 +1,4 @@
-"""Seed 002's counting claim: the CQF's in-run counters against a Count-Min sketch of the same
+"""The Quotient Filter article's counting claim: the CQF's in-run counters against a Count-Min sketch of the same
 bytes, on Zipf multisets and a trace's per-flow packet counts."""
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ from result_set import ResultSet
 from sections import common
 
 SECTION = "counting"
-EXPERIMENTS = ("counting", "counting_real")
 BEAT_TOL = 0.05  # the CQF's mean error may exceed the best Count-Min's by 5% and still "beat" it
 
 
@@ -59,10 +58,10 @@ def bound_check(results: ResultSet, frame) -> str | None:
 
 
 def render(results: ResultSet) -> str | None:
-    present = [e for e in EXPERIMENTS if results.frame(e) is not None and not results.frame(e).empty]
+    present = common.frames(results, results.experiments(SECTION, kind="counting"))
     if not present:
         return None
-    frame = pd.concat([results.frame(e) for e in present], ignore_index=True)
+    frame = pd.concat([f for _, f in present], ignore_index=True)
     rows = []
     for r in frame.to_dict("records"):
         cms = r["filter"] == "count_min"
@@ -79,7 +78,7 @@ def render(results: ResultSet) -> str | None:
     return "\n".join([
         "## Counting: the CQF against the Count-Min sketch",
         "",
-        *[f"- {results.title(e)}: {results.made_by(e)}" for e in present],
+        *[f"- {results.title(e.id)}: {results.made_by(e.id)}" for e, _ in present],
         "",
         "Each multiset is counted in a CQF (r from the FPR target, grown until every insert fits) and in"
         " Count-Min sketches of d rows given the CQF's exact bytes (w = bytes / 4d 32-bit counters a row)."

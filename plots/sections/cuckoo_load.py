@@ -1,7 +1,8 @@
 """Cuckoo kicks against load in one fixed table, and where inserts start to fail: for b = 2, 4
 and 8 slots per bucket (12-bit fingerprints) beside the load thresholds of two-choice cuckoo
-hashing, and for 4- to 16-bit fingerprints at b = 4 beside the cuckoo filter paper (the short
-widths from the FPR-sized cuckoo, experiment cuckoo_load_short)."""
+hashing, and for 4- to 16-bit fingerprints at b = 4 beside the cuckoo filter paper. The section's
+experiments play two roles, told apart by their parameters: those of fixed-width filters (no `fpr`)
+fill the table, and those that size the cuckoo from `fpr` targets add the short widths."""
 
 from __future__ import annotations
 
@@ -11,12 +12,11 @@ import pandas as pd
 import reference
 import stats
 from report_format import count, number, table, timing
-from result_set import ResultSet
+from result_set import Experiment, ResultSet
 from sections import common
 
 SECTION = "cuckoo_load"
-EXPERIMENT = "cuckoo_load"
-SHORT_EXPERIMENT = "cuckoo_load_short"  # the same table with f = 4 .. 7
+SHORT = "short_widths"  # a column marking the rows of the FPR-sized experiments (f = 4 .. 7)
 # The widths the paper's "large enough" is judged over: the fixed-width filters' 8, 12 and 16.
 LONG_BITS = 8
 LOAD_TOL = 0.01  # the paper's "~95%" read as 0.95 ± 0.01
@@ -94,7 +94,7 @@ def width_checks(results: ResultSet, frame) -> list[str]:
     if not short:
         lines.append(results.check(
             SECTION, f"{claim.source}: short fingerprints lower the load b = 4 reaches",
-            f"no filter here has f below {LONG_BITS} (experiment {SHORT_EXPERIMENT} adds them)",
+            f"no filter here has f below {LONG_BITS} (an FPR-sized cuckoo experiment in the section adds them)",
             stats.NOT_MEASURED, "–").prose)
         return lines
     shortest = min(short)
@@ -112,7 +112,7 @@ def width_checks(results: ResultSet, frame) -> list[str]:
 
 
 def load_free_check(results: ResultSet, frame) -> list[str]:
-    """Seed 000 reads its lab as the FPR being set by f alone; one table filled step by step shows
+    """The AMQ survey reads its lab as the FPR being set by f alone; one table filled step by step shows
     whether the FPR at the lowest load lies inside the interval measured near the top."""
     rows = frame[(frame["slots_per_bucket"] == 4) & (frame["fingerprint_bits"] == LAYOUT_BITS)
                  & (frame["insert_failures"] == 0)].sort_values("load_factor")
@@ -149,13 +149,28 @@ def short_fpr_check(results: ResultSet, frame) -> list[str]:
             f" 1 − e^(−2bα/(2^f − 1)), {inside} of {len(frame)} intervals hold the value."]
 
 
+def sized_from_fpr(experiment: Experiment) -> bool:
+    """An experiment that sizes its cuckoo filters from FPR targets (short fingerprints), not one
+    of fixed-width filters."""
+    return bool(experiment.param_values("fpr"))
+
+
+def short_source(results: ResultSet, shorts: list[Experiment]) -> str:
+    """Which experiments gave the short widths, and what made them."""
+    if not shorts:
+        return "no experiment of this run"
+    return "; ".join(f"experiment {e.id}, made by {results.made_by(e.id)[len('Made by '):].rstrip('.')}"
+                     for e in shorts)
+
+
 def render(results: ResultSet) -> str | None:
-    frame = results.frame(EXPERIMENT)
-    if frame is None or frame.empty:
+    experiments = common.frames(results, results.experiments(SECTION))
+    tables = [(e, f) for e, f in experiments if not sized_from_fpr(e)]
+    shorts = [(e, f) for e, f in experiments if sized_from_fpr(e)]
+    if not tables:
         return None
-    short = results.frame(SHORT_EXPERIMENT)
-    if short is not None and not short.empty:
-        frame = pd.concat([frame, short], ignore_index=True)
+    main = tables[0][0]
+    frame = pd.concat([f.assign(**{SHORT: sized_from_fpr(e)}) for e, f in tables + shorts], ignore_index=True)
     frame = frame.sort_values(["keys", "slots_per_bucket", "fingerprint_bits"], kind="stable")
     rows = [
         [r["filter"], str(int(r["slots_per_bucket"])), str(int(r["fingerprint_bits"])), count(r["keys"]), f"{r['load_factor']:.4f}", count(r["insert_failures"]),
@@ -167,18 +182,18 @@ def render(results: ResultSet) -> str | None:
         *width_checks(results, frame),
         *threshold_checks(results, frame),
         *load_free_check(results, frame),
-        common.fpr_chance_check(results, SECTION, frame[frame["experiment"] == EXPERIMENT]).prose,
-        *short_fpr_check(results, frame[frame["experiment"] == SHORT_EXPERIMENT]),
+        common.fpr_chance_check(results, SECTION, frame[~frame[SHORT]]).prose,
+        *short_fpr_check(results, frame[frame[SHORT]]),
         common.false_negative_check(results, SECTION, frame).prose,
     ]
     capacity = frame["capacity"].iloc[0]
     return "\n".join([
-        *common.heading(results, EXPERIMENT),
+        *common.heading(results, main.id),
         f"One table sized for {count(capacity)} keys; n sets the load. Insert ns is the mean over all"
         " keys up to that load (median [min–max] over repeats). cuckoo12 holds 12-bit fingerprints in"
         " buckets of b = 2, 4 and 8 slots; cuckoo8 and cuckoo16 share its b = 4 layout with 8- and"
-        " 16-bit fingerprints, and the FPR-sized cuckoo (experiment cuckoo_load_short, made by"
-        f" {results.made_by(SHORT_EXPERIMENT)[len('Made by '):].rstrip('.')}) with 4 to 7 bits. A fingerprint moves from bucket i to i ^ hash(f), so from any bucket only"
+        f" 16-bit fingerprints, and the FPR-sized cuckoo ({short_source(results, [e for e, _ in shorts])})"
+        " with 4 to 7 bits. A fingerprint moves from bucket i to i ^ hash(f), so from any bucket only"
         " 2^f − 1 alternates can be reached: the cuckoo filter paper (Fan, Andersen, Kaminsky,"
         " Mitzenmacher, CoNEXT 2014, its section on load factor against fingerprint size) shows b = 4"
         " reaching about 95% once f is large enough for the number of buckets, and less for short"
@@ -188,5 +203,5 @@ def render(results: ResultSet) -> str | None:
                "max kicks", "insert ns", "FPR measured / theory", f"theory in CI (±{common.FPR_TOL:.0%})"], rows),
         "",
         *[f"- {line}" for line in lines],
-        *common.figures(results, EXPERIMENT),
+        *common.figures(results, main.id),
     ])

@@ -13,6 +13,7 @@ import compare
 import hosts
 import load
 from result_set import ResultSet
+from sections import common
 
 SECTION = "hosts"
 BUILD_NAMES = {"portable": "portable", "native": "-march=native"}
@@ -29,8 +30,7 @@ def extremes(pairing: hosts.Pairing, table) -> str:
 
 
 def render(results: ResultSet) -> str | None:
-    experiments = [e for e in results.suite.experiments
-                   if e.kind == "micro" and len(e.keys) <= 1 and results.file(e.id) is not None]
+    experiments = common.one_n_micro(results)
     if len(experiments) < 2:
         return None
     classes = compare.field_classes(load.DEFAULT_SCHEMA)

@@ -1,4 +1,4 @@
-"""Seed 002's memory locality per lookup (Bloom k random lines, QF and RSQF one line, cuckoo two)
+"""The Quotient Filter article's memory locality per lookup (Bloom k random lines, QF and RSQF one line, cuckoo two)
 beside the distinct cache lines each family's lookups touched, traced from the addresses read."""
 
 from __future__ import annotations
@@ -6,40 +6,43 @@ from __future__ import annotations
 import reference
 import stats
 from report_format import count, number, table
-from result_set import ResultSet
+from result_set import Experiment, ResultSet
 from sections import common
 
 SECTION = "locality"
-EXPERIMENT = "locality"
 LINES_TOL = 0.25  # lines: a lookup straddling a line boundary may add one now and then
 
 
-def seed_lines(row: dict) -> float | None:
-    """The seed's lines per lookup for this row's filter (Bloom: its own k), or None."""
-    seed = reference.SEED002_LOCALITY.get(row["filter"])
-    if seed is None:
+def article_lines(row: dict) -> float | None:
+    """The article's lines per lookup for this row's filter (Bloom: its own k), or None."""
+    said = reference.QUOTIENT_ARTICLE_LOCALITY.get(row["filter"])
+    if said is None:
         return None
-    if seed.lines is None:
+    if said.lines is None:
         return row.get("hash_probes")
-    return seed.lines
+    return said.lines
 
 
 def render(results: ResultSet) -> str | None:
-    frame = results.frame(EXPERIMENT)
+    return common.each(results, SECTION, one_run)
+
+
+def one_run(results: ResultSet, experiment: Experiment) -> str | None:
+    frame = results.frame(experiment.id)
     if frame is None or frame.empty:
         return None
     frame = frame[frame["cache_lines_member_lookups"] > 0] if "cache_lines_member_lookups" in frame else frame.iloc[0:0]
     if frame.empty:
-        return "\n".join(["## Memory locality per lookup", "", results.made_by(EXPERIMENT), "",
+        return "\n".join(["## Memory locality per lookup", "", results.made_by(experiment.id), "",
                           "No lookup was traced (tracing needs x86-64 Linux without AddressSanitizer)."])
     rows = []
     for r in frame.sort_values(["cache_lines_member_mean", "filter"]).to_dict("records"):
-        seed = reference.SEED002_LOCALITY.get(r["filter"])
-        expected = seed_lines(r)
+        said = reference.QUOTIENT_ARTICLE_LOCALITY.get(r["filter"])
+        expected = article_lines(r)
         judged = "–"
         if expected is not None and not stats.is_missing(expected):
             judged = results.check(
-                SECTION, f"seed 002: a {r['filter']} lookup touches {seed.words}",
+                SECTION, f"the Quotient Filter article: a {r['filter']} lookup touches {said.words}",
                 f"{r['cache_lines_member_mean']:.2f} lines per member lookup (at most"
                 f" {count(r['cache_lines_member_max'])}), {r['cache_lines_absent_mean']:.2f} per absent one, load"
                 f" {number(r.get('load_factor'), 3)}",
@@ -48,17 +51,17 @@ def render(results: ResultSet) -> str | None:
         rows.append([r["filter"], number(r.get("load_factor"), 3), f"{r['bits_per_key']:.2f}",
                      f"{r['cache_lines_member_mean']:.2f}", count(r["cache_lines_member_max"]),
                      f"{r['cache_lines_absent_mean']:.2f}", count(r["cache_lines_absent_max"]),
-                     seed.words if seed else "–", "–" if expected is None else f"{expected:g}", judged])
+                     said.words if said else "–", "–" if expected is None else f"{expected:g}", judged])
     traced = int(frame["cache_lines_member_lookups"].max())
     return "\n".join([
         "## Memory locality per lookup",
         "",
-        *common.heading(results, EXPERIMENT, "###")[2:],
+        *common.heading(results, experiment.id, "###")[2:],
         f"Distinct 64-byte lines of the filter's storage that each of the first {count(traced)} member and"
         " non-member lookups read, traced from the addresses the lookup itself reads (harness/cell/line_tracer.h:"
         " page protection and single-stepping, no timing). An access that straddles two lines counts once."
-        f" Seed 002's table is beside each row; verdicts are on member lookups, ±{LINES_TOL:g} lines.",
+        f" The Quotient Filter article's table is beside each row; verdicts are on member lookups, ±{LINES_TOL:g} lines.",
         "",
         table(["filter", "load", "bits/key", "lines per member lookup (mean)", "max", "lines per absent lookup"
-               " (mean)", "max", "seed 002 says", "seed's lines", f"against the seed (±{LINES_TOL:g})"], rows),
+               " (mean)", "max", "the article says", "article's lines", f"against the article (±{LINES_TOL:g})"], rows),
     ])

@@ -19,9 +19,9 @@ from sections import common
 SECTION = "machine"
 
 
-def machine_experiments(results: ResultSet) -> list[str]:
-    """Ids of the suite's machine experiments that left a file."""
-    return [e.id for e in results.suite.experiments if e.kind == "machine" and results.file(e.id) is not None]
+def machine_experiments(results: ResultSet, section: str | None = None) -> list[str]:
+    """Ids of the suite's machine experiments that left a file (of one section, if given)."""
+    return [e.id for e in results.experiments(section, kind="machine")]
 
 
 def records(results: ResultSet, experiment_id: str, test: str) -> pd.DataFrame:
@@ -166,7 +166,7 @@ def rate_table(frame: pd.DataFrame, column: str, scale: float, unit: str, extra=
 
 
 def render(results: ResultSet) -> str | None:
-    experiments = [e for e in machine_experiments(results) if results.suite.experiment(e).section == SECTION]
+    experiments = machine_experiments(results, SECTION)
     if not experiments:
         return None
     parts = []

@@ -39,8 +39,7 @@ def _suite_runs(manifest: dict) -> str:
 
 
 def render(results: ResultSet) -> str | None:
-    loaded = [(e, results.file(e.id)) for e in results.suite.experiments]
-    loaded = [(e, f) for e, f in loaded if f is not None]
+    loaded = [(e, results.file(e.id)) for e in results.experiments()]
     if not loaded:
         return None
     driver = [f.context for _, f in loaded if f.format != "gbench"]

@@ -1,5 +1,11 @@
-"""Quotient filters (classic QF, RSQF, CQF): which seed's space formula the measurements support,
-the RSQF/CQF beside FastFilter's CQF, a fill sweep against Knuth, and merge/resize costs."""
+"""Quotient filters (classic QF, RSQF, CQF): which space formula the measurements support, the AMQ
+survey's or the Quotient Filter article's,
+the RSQF/CQF beside FastFilter's CQF, a fill sweep against Knuth, and merge/resize costs.
+
+The section's experiments are told apart by their parameters: one that fills a table step by step
+(`load_steps`) is a fill sweep; one that sweeps n (several `keys`) tests the space formulas, which
+differ in how bits/key grows with n; any other is set beside FastFilter's CQF. Merge and resize
+costs come from the first micro-benchmark experiment whose file times the quotient family."""
 
 from __future__ import annotations
 
@@ -9,17 +15,16 @@ import reference
 import stats
 import theory
 from report_format import count, number, pct, pct_ci, spread, table, timing
-from result_set import ResultSet
+from result_set import Experiment, ResultSet
 from sections import common
 
 SECTION = "quotient"
-SPACE, LOAD, VERSUS, MICRO = "quotient_space", "quotient_load", "quotient_vs_fastfilter", "micro"
 FORMULA_TOL = 0.02  # a space formula must hold in every row within 2%
 KNUTH_TOL = 0.05  # mean displacement against α/(2(1−α))
-# Seed 002: "when the load factor ... is bounded away from 1 (e.g., α ≤ 0.75), ... the expected
+# The Quotient Filter article: "when the load factor ... is bounded away from 1 (e.g., α ≤ 0.75), ... the expected
 # cluster length is O(1/(1 − α)^2) = O(1) slots (typically 2 to 6 slots)". The upper end is what
 # keeps a lookup in one cache line, so that is what is judged.
-SEED002_CLUSTER_LOAD, SEED002_CLUSTER_SLOTS = 0.75, 6.0
+ARTICLE_CLUSTER_LOAD, ARTICLE_CLUSTER_SLOTS = 0.75, 6.0
 EQUAL_FPR_TOL = 0.10  # FastFilter's FPR against our interval, widened 10%, to call the FPRs equal
 LOAD_MATCH = 0.02  # loads closer than this count as the same load
 SAME_SPACE_TOL = 0.05  # bits/key against FastFilter's CQF at the same r and load
@@ -31,50 +36,51 @@ def worst_gap(measured: pd.Series, formula: pd.Series) -> float:
     return float(gaps.loc[gaps.abs().idxmax()])
 
 
-def formulas(results: ResultSet) -> list[str]:
-    frame = results.frame(SPACE)
+def formulas(results: ResultSet, experiment_id: str) -> list[str]:
+    frame = results.frame(experiment_id)
     if frame is None or frame.empty:
         return []
     frame = frame.sort_values(["keys", "filter"]).copy()
-    frame["seed002"] = theory.quotient_bits_seed002(frame["remainder_bits"], frame["metadata_bits_per_slot"],
+    frame["article"] = theory.quotient_article_bits(frame["remainder_bits"], frame["metadata_bits_per_slot"],
                                                     frame["load_factor"])
-    frame["seed000"] = theory.quotient_bits_seed000(frame["keys_inserted"], frame["remainder_bits"],
+    frame["survey"] = theory.survey_quotient_bits(frame["keys_inserted"], frame["remainder_bits"],
                                                     frame["load_factor"])
     rows = [[r["filter"], count(r["keys_inserted"]), count(r["quotient_bits"]), count(r["remainder_bits"]),
              number(r["metadata_bits_per_slot"], 3), f"{r['load_factor']:.3f}", f"{r['bits_per_key']:.2f}",
-             f"{r['seed002']:.2f}", f"{r['seed000']:.2f}", f"{pct(r['fpr'])} / {pct(r['fpr_theory'])}",
+             f"{r['article']:.2f}", f"{r['survey']:.2f}", f"{pct(r['fpr'])} / {pct(r['fpr_theory'])}",
              common.fpr_cell(r)] for r in frame.to_dict("records")]
-    gap002 = worst_gap(frame["bits_per_key"], frame["seed002"])
-    gap000 = worst_gap(frame["bits_per_key"], frame["seed000"])
-    v002 = results.check(SECTION, "seed 002's (r + metadata)/α", f"largest gap {gap002:+.1%} over"
-                         f" {len(frame)} rows", stats.verdict(gap002, 0.0, abs_tol=FORMULA_TOL),
-                         f"±{FORMULA_TOL:.0%} in every row")
-    v000 = results.check(SECTION, "seed 000's (log2(n/α) + r + 3)/α", f"largest gap {gap000:+.1%} over"
-                         f" {len(frame)} rows", stats.verdict(gap000, 0.0, abs_tol=FORMULA_TOL),
-                         f"±{FORMULA_TOL:.0%} in every row")
-    if v002.verdict == stats.REPRODUCED and v000.verdict != stats.REPRODUCED:
-        conclusion = ("The measurements support seed 002's formula, not seed 000's. Seed 000 counts the"
-                      " quotient's log2(n/α) bits as stored per key; the quotient is the slot's address"
-                      " and is never stored, which is the point of quotienting.")
-    elif v000.verdict == stats.REPRODUCED and v002.verdict != stats.REPRODUCED:
-        conclusion = "The measurements support seed 000's formula, not seed 002's."
-    elif v000.verdict == v002.verdict == stats.REPRODUCED:
+    gap_article = worst_gap(frame["bits_per_key"], frame["article"])
+    gap_survey = worst_gap(frame["bits_per_key"], frame["survey"])
+    v_article = results.check(SECTION, "the Quotient Filter article's (r + metadata)/α",
+                              f"largest gap {gap_article:+.1%} over {len(frame)} rows",
+                              stats.verdict(gap_article, 0.0, abs_tol=FORMULA_TOL), f"±{FORMULA_TOL:.0%} in every row")
+    v_survey = results.check(SECTION, "the AMQ survey's (log2(n/α) + r + 3)/α",
+                             f"largest gap {gap_survey:+.1%} over {len(frame)} rows",
+                             stats.verdict(gap_survey, 0.0, abs_tol=FORMULA_TOL), f"±{FORMULA_TOL:.0%} in every row")
+    if v_article.verdict == stats.REPRODUCED and v_survey.verdict != stats.REPRODUCED:
+        conclusion = ("The measurements support the Quotient Filter article's formula, not the AMQ survey's."
+                      " The survey counts the quotient's log2(n/α) bits as stored per key; the quotient is"
+                      " the slot's address and is never stored, which is the point of quotienting.")
+    elif v_survey.verdict == stats.REPRODUCED and v_article.verdict != stats.REPRODUCED:
+        conclusion = "The measurements support the AMQ survey's formula, not the Quotient Filter article's."
+    elif v_survey.verdict == v_article.verdict == stats.REPRODUCED:
         conclusion = "Both formulas hold within the tolerance here; these rows cannot tell them apart."
     else:
-        conclusion = "Neither seed's formula holds within the tolerance in every row."
-    lines = [v002.prose, v000.prose]
+        conclusion = "Neither document's formula holds within the tolerance in every row."
+    lines = [v_article.prose, v_survey.prose]
     rsqf = frame[frame["metadata_bits_per_slot"] < 3]
     if not rsqf.empty:
         claim = reference.RSQF_METADATA_BITS
-        paper = theory.quotient_bits_seed002(rsqf["remainder_bits"], claim.value, rsqf["load_factor"])
+        paper = theory.quotient_article_bits(rsqf["remainder_bits"], claim.value, rsqf["load_factor"])
         gap = worst_gap(rsqf["bits_per_key"], paper)
         lines.append(results.check(SECTION, f"{claim.source}: {claim.label}, so bits/key = (r + 2.125)/α",
                                    f"largest gap {gap:+.1%} over {', '.join(sorted(rsqf['filter'].unique()))}",
                                    stats.verdict(gap, 0.0, abs_tol=FORMULA_TOL), f"±{FORMULA_TOL:.0%}").prose)
     return [
-        *common.heading(results, SPACE, "###"),
+        "",
+        *common.heading(results, experiment_id, "###"),
         table(["filter", "n", "q", "r", "metadata bits/slot", "load", "bits/key measured",
-               "seed 002: (r + meta)/α", "seed 000: (log2(n/α) + r + 3)/α", "FPR measured / theory",
+               "Quotient Filter article: (r + meta)/α", "AMQ survey: (log2(n/α) + r + 3)/α", "FPR measured / theory",
                f"theory in CI (±{common.FPR_TOL:.0%})"], rows),
         "",
         *[f"- {line}" for line in lines],
@@ -89,9 +95,9 @@ def fastfilter_cqf_load() -> float:
             / reference.FASTFILTER_CQF.bits_per_key)
 
 
-def versus_fastfilter(results: ResultSet) -> list[str]:
+def versus_fastfilter(results: ResultSet, experiment_id: str) -> list[str]:
     """Our RSQF/CQF beside FastFilter's CQF; bits/key judged only like for like (same r, same load)."""
-    frame = results.frame(VERSUS)
+    frame = results.frame(experiment_id)
     if frame is None or frame.empty:
         return []
     ref = reference.FASTFILTER_CQF
@@ -122,7 +128,7 @@ def versus_fastfilter(results: ResultSet) -> list[str]:
                         + ("a different r" if int(r["remainder_bits"]) != ref_r else "a different load") + ")."))
     return [
         "",
-        *common.heading(results, VERSUS, "###"),
+        *common.heading(results, experiment_id, "###"),
         f"{ref.label}: {ref.bits_per_key:g} bits/key at {pct(ref.fpr)} FPR ({ref.source}). Its load is not"
         f" published; (r + 2.125)/bits per key gives ({ref_r} + 2.125)/{ref.bits_per_key:g} = {ref_load:.3f}"
         f" (10^6 keys in 2^21 slots). Our loads are read from the records. Bits/key are judged only where r"
@@ -137,8 +143,8 @@ def versus_fastfilter(results: ResultSet) -> list[str]:
     ]
 
 
-def fill_sweep(results: ResultSet) -> list[str]:
-    frame = results.frame(LOAD)
+def fill_sweep(results: ResultSet, experiment_id: str) -> list[str]:
+    frame = results.frame(experiment_id)
     if frame is None or frame.empty:
         return []
     rows = []
@@ -165,7 +171,7 @@ def fill_sweep(results: ResultSet) -> list[str]:
                       f" {middle['load_factor']:.2f}, at load {top['load_factor']:.2f}")
     return [
         "",
-        *common.heading(results, LOAD, "###"),
+        *common.heading(results, experiment_id, "###"),
         "One table filled from empty to each load; insert ns is the mean over all keys up to that"
         " load. Knuth's verdict is judged for the classic QF, whose clusters are linear probing's.",
         "",
@@ -178,35 +184,45 @@ def fill_sweep(results: ResultSet) -> list[str]:
         *[f"- {line}" for line in cluster_check(results, frame)],
         f"- {common.fpr_chance_check(results, SECTION, frame, 'the FPR formula at every load').prose}",
         f"- {common.false_negative_check(results, SECTION, frame).prose}",
-        *common.figures(results, LOAD),
+        *common.figures(results, experiment_id),
     ]
 
 
 def cluster_check(results: ResultSet, frame) -> list[str]:
-    """Seed 002's cluster length at loads up to 0.75, on the classic QF (linear probing's clusters)."""
-    rows = frame[(frame["filter"] == "quotient") & (frame["load_factor"] <= SEED002_CLUSTER_LOAD + 1e-9)]
+    """The Quotient Filter article's cluster length at loads up to 0.75, on the classic QF (linear probing's clusters)."""
+    rows = frame[(frame["filter"] == "quotient") & (frame["load_factor"] <= ARTICLE_CLUSTER_LOAD + 1e-9)]
     if rows.empty:
         return []
     rows = rows.sort_values("load_factor")
     means = "; ".join(f"{r['cluster_length_mean']:.1f} at load {r['load_factor']:.2f}" for r in rows.to_dict("records"))
     return [results.check(
-        SECTION, f"seed 002: at load ≤ {SEED002_CLUSTER_LOAD:g} a cluster is typically 2 to 6 slots",
+        SECTION, f"the Quotient Filter article: at load ≤ {ARTICLE_CLUSTER_LOAD:g} a cluster is typically 2 to 6 slots",
         f"classic QF mean cluster length {means}", stats.verdict(rows["cluster_length_mean"].max(),
-                                                                  SEED002_CLUSTER_SLOTS, claim="at_most"),
-        f"at most {SEED002_CLUSTER_SLOTS:g} slots, the seed's upper end").prose]
+                                                                  ARTICLE_CLUSTER_SLOTS, claim="at_most"),
+        f"at most {ARTICLE_CLUSTER_SLOTS:g} slots, the article's upper end").prose]
+
+
+def quotient_family_runs(results: ResultSet) -> tuple[str, pd.DataFrame] | None:
+    """The first micro-benchmark experiment whose file times the quotient family, and those runs."""
+    for experiment in results.experiments(kind="micro"):
+        micro = results.frame(experiment.id)
+        if micro is None or micro.empty or "suite" not in micro:
+            continue
+        runs = micro[(micro["aggregate"] == "iteration") & (micro["suite"] == "quotient_family")]
+        if not runs.empty:
+            return experiment.id, runs
+    return None
 
 
 def merge_and_resize(results: ResultSet) -> list[str]:
-    micro = results.frame(MICRO)
-    if micro is None or micro.empty or "suite" not in micro:
+    found = quotient_family_runs(results)
+    if found is None:
         return []
-    runs = micro[(micro["aggregate"] == "iteration") & (micro["suite"] == "quotient_family")]
-    if runs.empty:
-        return []
+    experiment_id, runs = found
     summary = stats.summary(runs, ["filter", "operation"], "ns_per_key")
     ops = summary[summary["operation"].isin(["merge", "resize_double"])]
     bands = summary[summary["operation"].str.startswith("insert/")]
-    parts = ["", "### Merge, resize and insert cost by load band", "", results.made_by(MICRO), ""]
+    parts = ["", "### Merge, resize and insert cost by load band", "", results.made_by(experiment_id), ""]
     if not ops.empty:
         parts += [
             "Merge (two filters at 45% into one at 90%) and doubling (a 90%-full filter to twice the"
@@ -229,8 +245,18 @@ def merge_and_resize(results: ResultSet) -> list[str]:
     return parts
 
 
+def role(experiment: Experiment) -> str:
+    """What an experiment of the section is for, from its parameters (the module's docstring)."""
+    if experiment.param_values("load_steps"):
+        return "fill"
+    if len(experiment.param_values("keys")) > 1:
+        return "space"
+    return "fastfilter"
+
+
 def render(results: ResultSet) -> str | None:
-    parts = formulas(results) + versus_fastfilter(results) + fill_sweep(results)
+    parts = common.by_role(results, SECTION, role,
+                           {"space": formulas, "fastfilter": versus_fastfilter, "fill": fill_sweep})
     if not parts:
         return None
     return "\n".join(["## Quotient filters: the classic QF, RSQF and CQF", "", *parts,

@@ -7,16 +7,19 @@ import math
 import stats
 import theory
 from report_format import count, pct_ci, table, timing
-from result_set import ResultSet
+from result_set import Experiment, ResultSet
 from sections import common
 
 SECTION = "space"
-EXPERIMENT = "space"
 BLOOM_TOL = 0.01  # Bloom's bits/key against 1.44·log2(1/ε)
 
 
 def render(results: ResultSet) -> str | None:
-    frame = results.frame(EXPERIMENT)
+    return common.each(results, SECTION, one_run)
+
+
+def one_run(results: ResultSet, experiment: Experiment) -> str | None:
+    frame = results.frame(experiment.id)
     if frame is None or frame.empty:
         return None
     frame = frame.sort_values(["target_fpr", "filter"], ascending=[False, True])
@@ -46,7 +49,7 @@ def render(results: ResultSet) -> str | None:
                      f" and spends {int(r['fingerprint_bits'])}·{slots:,}/{keys:,} = {r['bits_per_key']:.2f}"
                      " bits/key.")
     return "\n".join([
-        *common.heading(results, EXPERIMENT),
+        *common.heading(results, experiment.id),
         table(["target ε", "filter", "bits/key", "family formula at the target", "Bloom optimum",
                "FPR measured [95% CI]", "FPR theory", f"theory in CI (±{common.FPR_TOL:.0%})", "insert ns",
                "query ns (present)", "query ns (absent)", "false neg."], rows),
@@ -59,5 +62,5 @@ def render(results: ResultSet) -> str | None:
         "Timings are ns per key, median [min–max] over the run's repeats.",
         "",
         *[f"- {line}" for line in lines],
-        *common.figures(results, EXPERIMENT),
+        *common.figures(results, experiment.id),
     ])

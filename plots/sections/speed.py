@@ -1,4 +1,6 @@
-"""Google Benchmark timings of the portable and -march=native builds beside FastFilter's."""
+"""Google Benchmark timings of the portable and -march=native builds beside FastFilter's: the first
+micro-benchmark experiment at one n of each `build`, wherever the suite puts it (the native build's
+may be the hosts section's)."""
 
 from __future__ import annotations
 
@@ -9,15 +11,20 @@ import reference
 import stats
 from report_format import spread, table
 from result_set import ResultSet
+from sections import common
 from sections.static import SPEEDUP_TOL  # the same claim, judged alike
 
 SECTION = "speed"
-PORTABLE, NATIVE = "micro", "micro_native"
 LEVEL_TOL = 0.25  # FastFilter's median is the level to match: ours may be up to 25% slower
 
 
-def summarize(results: ResultSet, experiment_id: str, suite: str) -> pd.DataFrame | None:
-    frame = results.frame(experiment_id)
+def of_build(results: ResultSet, build: str) -> str | None:
+    """The id of the first micro-benchmark experiment at one n of this build, if any."""
+    return next((e.id for e in common.one_n_micro(results) if e.build == build), None)
+
+
+def summarize(results: ResultSet, experiment_id: str | None, suite: str) -> pd.DataFrame | None:
+    frame = results.frame(experiment_id) if experiment_id else None
     if frame is None or frame.empty or "suite" not in frame:
         return None
     runs = frame[(frame["aggregate"] == "iteration") & (frame["suite"] == suite)].dropna(subset=["ns_per_key"])
@@ -116,16 +123,17 @@ def static_builds(results: ResultSet, portable: pd.DataFrame | None, native: pd.
 
 
 def render(results: ResultSet) -> str | None:
-    portable, native = summarize(results, PORTABLE, "filters"), summarize(results, NATIVE, "filters")
+    portable_id, native_id = of_build(results, "portable"), of_build(results, "native")
+    portable, native = summarize(results, portable_id, "filters"), summarize(results, native_id, "filters")
     if portable is None and native is None:
         return None
     keys = list(dict.fromkeys([*(portable.index if portable is not None else []),
                                *(native.index if native is not None else [])]))
-    native_static = summarize(results, NATIVE, "static")
+    native_static = summarize(results, native_id, "static")
     rows = [[name, operation, cell(portable, (name, operation)), cell(native, (name, operation)),
              *against_fastfilter(results, (name, operation), native, native_static)]
             for name, operation in sorted(keys)]
-    made_by = [f"- {results.title(e)}: {results.made_by(e)}" for e in (PORTABLE, NATIVE) if results.file(e)]
+    made_by = [f"- {results.title(e)}: {results.made_by(e)}" for e in (portable_id, native_id) if e]
     verdicts = [r[-1] for r in rows if r[-1] not in ("–",) and not r[-1].startswith("not ")]
     tally = {v: sum(1 for x in verdicts if x.strip("*") == v) for v in
              (stats.REPRODUCED, stats.PARTLY, stats.CONTRADICTED)}
@@ -152,9 +160,9 @@ def render(results: ResultSet) -> str | None:
         table(["filter", "operation", "ns/key, portable", "ns/key, -march=native",
                "FastFilter (-march=native): median / best", "ours/FastFilter (medians)",
                f"at FastFilter's level (+{LEVEL_TOL:.0%})"], rows),
-        *static_builds(results, summarize(results, PORTABLE, "static"), native_static),
+        *static_builds(results, summarize(results, portable_id, "static"), native_static),
     ]
-    drawn = results.figures(PORTABLE) or results.figures(NATIVE)
+    drawn = next((d for e in (portable_id, native_id) if e and (d := results.figures(e))), "")
     if drawn:
         parts += ["", drawn]
     return "\n".join(parts)

@@ -53,9 +53,9 @@ LOOKUPS = {"query_absent": "absent", "query_absent_batched": "absent",
 def traced_lines(results: ResultSet) -> pd.DataFrame:
     """Distinct cache lines per lookup by filter (cache_lines_member_mean, cache_lines_absent_mean),
     from the first filters experiment that traced them; empty when none did."""
-    for experiment in results.suite.experiments:
-        frame = results.frame(experiment.id) if experiment.kind == "filters" else None
-        if frame is not None and "cache_lines_member_mean" in frame:
+    for experiment in results.experiments(kind="filters"):
+        frame = results.frame(experiment.id)
+        if "cache_lines_member_mean" in frame:
             traced = frame.dropna(subset=["cache_lines_member_mean"])
             if not traced.empty:
                 return traced.drop_duplicates("filter").set_index("filter")
@@ -157,8 +157,7 @@ def ceiling_tables(rows: list[dict]) -> list[str]:
 
 
 def render(results: ResultSet) -> str | None:
-    experiments = [e for e in results.suite.experiments
-                   if e.section == SECTION and results.file(e.id) is not None]
+    experiments = results.experiments(SECTION)
     if not experiments:
         return None
     parts = []

@@ -8,11 +8,10 @@ import math
 import reference
 import stats
 from report_format import count, flag, number, pct, pct_ci, table, timing
-from result_set import ResultSet
+from result_set import Experiment, ResultSet
 from sections import common
 
 SECTION = "static"
-EXPERIMENT = "static"
 REF_BITS_TOL = 0.01  # bits/key against a reference measured on the same n
 REF_FPR_TOL = 0.05  # a reference's FPR against our 95% interval, widened 5%
 OVERHEAD_TOL = 0.5  # percentage points on "within 13%" and "within 8%"
@@ -79,7 +78,11 @@ def paper_claims(results: ResultSet, frame) -> list[str]:
 
 
 def render(results: ResultSet) -> str | None:
-    frame = results.frame(EXPERIMENT)
+    return common.each(results, SECTION, one_run)
+
+
+def one_run(results: ResultSet, experiment: Experiment) -> str | None:
+    frame = results.frame(experiment.id)
     if frame is None or frame.empty:
         return None
     space_rows, speed_rows, notes = [], [], []
@@ -104,7 +107,7 @@ def render(results: ResultSet) -> str | None:
     lines += [common.fpr_chance_check(results, SECTION, built).prose,
               common.false_negative_check(results, SECTION, built).prose]
     return "\n".join([
-        *common.heading(results, EXPERIMENT),
+        *common.heading(results, experiment.id),
         table(["filter", "bits/key", "FPR measured [95% CI]", "FPR theory", f"theory in CI (±{common.FPR_TOL:.0%})",
                "log2(1/FPR theory)", "over the bound", "reference bits/key", f"bits/key (±{REF_BITS_TOL:.0%})",
                "reference FPR", f"reference FPR in CI (±{REF_FPR_TOL:.0%})"], space_rows),

@@ -10,11 +10,10 @@ import reference
 import stats
 import theory
 from report_format import pct, table
-from result_set import ResultSet
+from result_set import Experiment, ResultSet
 from sections import common
 
 SECTION = "sweep"
-EXPERIMENT = "sweep"
 CURVE_TOL = 0.03  # measured bits/key against the family's curve at the FPR its formula gives
 # A crossover FPR is judged in log2(1/ε), ±0.5 (a factor √2 in ε): the sweep's points are a factor
 # 4 apart in ε, so the crossing is interpolated, not observed.
@@ -51,13 +50,13 @@ def cuckoo_loads(frame) -> str:
 
 
 def crossover_checks(results: ResultSet, frame) -> list[str]:
-    """The cuckoo-versus-Bloom crossover against seed 000's 0.4% and the authors' 3%."""
+    """The cuckoo-versus-Bloom crossover against the AMQ survey's 0.4% and the authors' 3%."""
     crossing = crossover(frame)
     evidence = ("the curves do not cross inside the sweep" if crossing is None else
                 f"cuckoo's bits/key falls below bloom's at ε = {2 ** -crossing:.2%}"
                 f" (log2(1/ε) = {crossing:.2f}), interpolated between sweep points")
     lines = []
-    for claim in (reference.CROSSOVER_SEED000, reference.CROSSOVER_AUTHORS):
+    for claim in (reference.CROSSOVER_SURVEY, reference.CROSSOVER_AUTHORS):
         lines.append(results.check(
             SECTION, f"{claim.source}: {claim.label}", evidence,
             stats.verdict(crossing, math.log2(1 / claim.value), abs_tol=CROSSOVER_TOL),
@@ -96,7 +95,11 @@ def ribbon_fractional(results: ResultSet, built) -> list[str]:
 
 
 def render(results: ResultSet) -> str | None:
-    frame = results.frame(EXPERIMENT)
+    return common.each(results, SECTION, one_run)
+
+
+def one_run(results: ResultSet, experiment: Experiment) -> str | None:
+    frame = results.frame(experiment.id)
     if frame is None or frame.empty:
         return None
     built = common.built(frame).copy()
@@ -121,7 +124,7 @@ def render(results: ResultSet) -> str | None:
              common.false_negative_check(results, SECTION, built).prose]
     lines += ribbon_fractional(results, built)
     return "\n".join([
-        *common.heading(results, EXPERIMENT),
+        *common.heading(results, experiment.id),
         "Bits/key measured at each target ε. Each filter is judged against its family's theory curve"
         " (the curves in the chart) evaluated at the FPR its own formula gives for the geometry it"
         f" built; the verdict is on the largest gap over the sweep (±{CURVE_TOL:.0%}).",
@@ -131,11 +134,11 @@ def render(results: ResultSet) -> str | None:
         "Cuckoo against Bloom: each filter's bits/key against log2(1/ε) at its measured FPR, joined"
         " linearly between sweep points; the crossing is where cuckoo becomes the smaller. Ours is the"
         " standard cuckoo filter (b = 4, f = ⌈log2(1/ε)⌉ + 3, load"
-        f" {cuckoo_loads(built)} from the power-of-two bucket count), the filter seed 000's arithmetic"
+        f" {cuckoo_loads(built)} from the power-of-two bucket count), the filter the AMQ survey's arithmetic"
         " is about; the authors' 3% does not name its"
         " variant, and a smaller variant (their paper's semi-sorted buckets) would move the crossing"
         " to higher ε.",
         "",
         *[f"- {line}" for line in lines],
-        *common.figures(results, EXPERIMENT),
+        *common.figures(results, experiment.id),
     ])

@@ -9,7 +9,6 @@ from result_set import ResultSet
 from sections import common
 
 SECTION = "traces"
-EXPERIMENTS = ("trace_real", "trace_synth")
 
 
 def one_trace(results: ResultSet, experiment_id: str, frame: pd.DataFrame) -> list[str]:
@@ -33,13 +32,12 @@ def one_trace(results: ResultSet, experiment_id: str, frame: pd.DataFrame) -> li
 
 
 def render(results: ResultSet) -> str | None:
-    present = [(e, results.frame(e)) for e in EXPERIMENTS]
-    present = [(e, f) for e, f in present if f is not None and not f.empty]
+    present = common.frames(results, results.experiments(SECTION))
     if not present:
         return None
     parts = ["## Replayed network traces", ""]
-    for experiment_id, frame in present:
-        parts += one_trace(results, experiment_id, frame)
+    for experiment, frame in present:
+        parts += one_trace(results, experiment.id, frame)
     every = pd.concat([f for _, f in present], ignore_index=True)
     parts += [
         "The per-packet FPR weights each colliding flow by its packets (a filter answers the same"

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 from report_format import count, pct, table
-from result_set import ResultSet
+from result_set import Experiment, ResultSet
 from sections import common
 
 SECTION = "workloads"
-EXPERIMENT = "workloads"
 
 
 def render(results: ResultSet) -> str | None:
-    frame = results.frame(EXPERIMENT)
+    return common.each(results, SECTION, one_run)
+
+
+def one_run(results: ResultSet, experiment: Experiment) -> str | None:
+    frame = results.frame(experiment.id)
     if frame is None or frame.empty or "workload.kind" not in frame:
         return None
     frame = frame.assign(key_dist=frame["workload.kind"], query_dist=frame["workload.queries.dist"])
@@ -45,7 +48,7 @@ def render(results: ResultSet) -> str | None:
     lines = [common.fpr_chance_check(results, SECTION, first_dist, "the FPR formulas on every key distribution").prose,
              common.false_negative_check(results, SECTION, frame).prose]
     return "\n".join([
-        *common.heading(results, EXPERIMENT),
+        *common.heading(results, experiment.id),
         f"FPR over distinct non-members at n = {count(frame['keys'].iloc[0])}, per key distribution,"
         " with its 95% interval (⚠: the theory value, widened 2%, lies outside it). Sequential and"
         " strided keys are what a weak hash would betray; word keys are real strings.",
