@@ -18,7 +18,7 @@ def cell(filter_name: str, n: int, first: int, gave_up: int, mean) -> dict:
 
 def results(tmp_path, cells: list[dict]) -> ResultSet:
     suite = tmp_path / "suite.toml"
-    # Any id: the section finds its experiments by their kind.
+    # Any id: the section finds its experiments by section and kind.
     suite.write_text('[suite]\nname = "t"\n[[experiment]]\nid = "bf"\nkind = "build_failures"\n'
                      'section = "build_failures"\nquick = {}\n')
     header = {"record": "header", "schema_version": 2, "experiment": {"id": "bf", "kind": "build_failures"},

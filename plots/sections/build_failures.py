@@ -17,8 +17,8 @@ MEAN_ATTEMPTS_LIMIT = 2.0  # what a user can live with: about two attempts on av
 
 
 def experiments(results: ResultSet) -> list[str]:
-    """The suite's experiments of this kind that have a result file."""
-    return [e.id for e in results.suite.experiments if e.kind == KIND and results.frame(e.id) is not None]
+    """The section's experiments of this kind that have a result file."""
+    return [e.id for e in results.experiments(SECTION, kind=KIND)]
 
 
 def share_text(row: dict) -> str:
