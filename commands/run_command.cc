@@ -58,13 +58,15 @@ int RunCommand(const Args& args) {
   po::options_description options(
       "amqbench run: build each filter over N distinct keys for every combination of the list\n"
       "options, measure it, check it, and write one JSON file (the filters kind: every option\n"
-      "but --filter, --trace-key and the last five is one of its declared parameters).\nOptions");
+      "but --filter, --repeat, --trace-key and the last five is one of its declared parameters).\nOptions");
   options.add_options()
       ("help,h", "this text")
       ("filter", po::value(&filters_text)->default_value("all"),
        "filter names, comma separated, or 'all' (amqbench list)");
   const KindOptions kind_options({&kFiltersKind}, options);
+  std::string repeat_text;
   options.add_options()
+      ("repeat", po::value(&repeat_text), "the former spelling of --repeats")
       ("trace-key", po::value(&trace_key)->default_value("5tuple"),
        "with --trace: what a packet's key is: 5tuple, pair (address pair) or src")
       ("quick", po::bool_switch(&quick), "small defaults for a fast smoke run")
@@ -82,6 +84,14 @@ int RunCommand(const Args& args) {
   }
 
   PlanInput in = CommandLineInput(kFiltersKind, kind_options.Params(vm, kFiltersKind, quick), "run");
+  if (vm.count("repeat")) {
+    // One spelling for timed repeats everywhere (run, machine, the suite key); the old one works.
+    if (vm.count("repeats")) throw InputError("give --repeats, not --repeat as well");
+    const ParamSpec& spec = *kFiltersKind.Find("repeats");
+    const Json value = ParseOptionValue(spec, repeat_text);
+    CheckParam(spec, value, "--repeat");
+    in.params["repeats"] = value;
+  }
   if (filters_text == "all") {
     for (const FilterEntry& e : Registry()) in.filters.push_back(&e);
   } else {

@@ -147,7 +147,8 @@ TEST_F(Driver, BadInputExitsTwoWithOneLineAndNoFile) {
       {"run --positive-fraction 2" + tail, "--positive-fraction must be in [0, 1]"},
       {"run --queries -1" + tail, "--queries must be at least 1"},
       {"run --capacity 0" + tail, "--capacity must be at least 1"},
-      {"run --repeat 0" + tail, "--repeat must be in 1 .. 1000"},
+      {"run --repeats 0" + tail, "--repeats must be in 1 .. 1000"},
+      {"run --repeat 0" + tail, "--repeat must be in 1 .. 1000"},  // the former spelling, checked alike
       {"run --nosuchoption 3" + tail, "unrecognised option"},
       {"run --quick --out " + (dir_ / "no" / "such" / "dir.json").string(), "cannot write"},
       {"run --quick", "needs --out"},
@@ -196,7 +197,7 @@ constexpr bool kUnderAddressSanitizer = false;
 TEST_F(Driver, EveryCellRecordsItsEstimatedAndMeasuredMemory) {
   for (const std::string filter : {"bloom", "xor8", "cuckoo12", "rsqf", "ribbon"}) {
     const fs::path out = dir_ / (filter + ".jsonl");
-    const Outcome o = Run("run --filter " + filter + " --keys 1500000 --queries 20000 --repeat 1 --out " + out.string());
+    const Outcome o = Run("run --filter " + filter + " --keys 1500000 --queries 20000 --repeats 1 --out " + out.string());
     ASSERT_EQ(o.status, 0) << o.err;
     const auto records = amq::testing::ReadRecords(out);
     ASSERT_EQ(records.size(), 1u);
@@ -257,7 +258,7 @@ TEST_F(Driver, RocksDbBelowHalfABitPerKeyIsAFailedBuild) {
   if (Run("list").out.find("rocksdb_bloom\n") == std::string::npos) GTEST_SKIP() << "no RocksDB";
   const fs::path out = dir_ / "rocks.jsonl";
   const Outcome run = Run("run --filter rocksdb_bloom,bloom --fpr 0.8 --keys 1000 --queries 1000 "
-                          "--repeat 1 --out " + out.string());
+                          "--repeats 1 --out " + out.string());
   ASSERT_EQ(run.status, 0) << run.err;
   const auto records = amq::testing::ReadRecords(out);
   ASSERT_EQ(records.size(), 2u);
@@ -283,7 +284,7 @@ TEST_F(Driver, HelpDocumentsEveryRunOption) {
   const Outcome help = Run("run --help");
   ASSERT_EQ(help.status, 0);
   for (const char* option : {"--filter", "--keys", "--fpr", "--bits-per-key", "--max-load",
-                             "--queries", "--positive-fraction", "--seed", "--repeat", "--out",
+                             "--queries", "--positive-fraction", "--seed", "--repeats", "--out",
                              "--quick", "--max-kicks"}) {
     EXPECT_NE(help.out.find(option), std::string::npos) << option;
   }

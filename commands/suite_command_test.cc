@@ -334,7 +334,7 @@ TEST_F(Suite, TwoShardsMergedEqualOneRun) {
 TEST_F(Suite, OneWriterPerOutputAndNoStaleTemporaries) {
   const fs::path out = dir_ / "busy.jsonl";
   const pid_t pid = Spawn({"run", "--filter", "bloom,xor8,cuckoo12,rsqf", "--keys", "2000000",
-                           "--repeat", "3", "--out", out.string()});
+                           "--repeats", "3", "--out", out.string()});
   ASSERT_GT(pid, 0);
   WaitFor(out, "\"record\":\"header\"");
   const Outcome second = Run("run --filter bloom --keys 1000 --out " + out.string());
@@ -359,7 +359,7 @@ TEST_F(Suite, TerminateAndHangUpExitWithTheirStatus) {
   for (const auto& [signal, status] : {std::pair{SIGTERM, 143}, std::pair{SIGHUP, 129}}) {
     const fs::path out = dir_ / ("stopped" + std::to_string(signal) + ".jsonl");
     const pid_t pid = Spawn({"run", "--filter", "bloom,xor8,cuckoo12,rsqf,blocked_bloom",
-                             "--keys", "1000000", "--repeat", "2", "--out", out.string()});
+                             "--keys", "1000000", "--repeats", "2", "--out", out.string()});
     ASSERT_GT(pid, 0);
     WaitFor(out, "\"record\":\"cell\"");
     kill(pid, signal);
@@ -381,7 +381,7 @@ TEST_F(Suite, ASignalMidCellAbandonsTheCellAtOnce) {
   for (const auto& [signal, status] : {std::pair{SIGINT, 130}, std::pair{SIGTERM, 143}}) {
     const fs::path out = dir_ / ("long" + std::to_string(signal) + ".jsonl");
     const fs::path err = dir_ / ("long" + std::to_string(signal) + ".err");
-    const pid_t pid = Spawn({"run", "--filter", "bloom", "--keys", "2000000", "--repeat", "400",
+    const pid_t pid = Spawn({"run", "--filter", "bloom", "--keys", "2000000", "--repeats", "400",
                              "--out", out.string()}, err.string());
     ASSERT_GT(pid, 0);
     WaitFor(out, "\"record\":\"header\"");

@@ -187,7 +187,7 @@ Json Synthetic(const SyntheticSpec& spec) {
   // A flow's first query sees the filter as a static one would (ignoring earlier fixes'
   // side effects); its later queries are where adaptation pays. Counted apart.
   std::vector<std::uint32_t> asked(flows, 0);  // queries per flow, for the interval
-  std::size_t fp_first = 0, fp_repeat = 0, first_queries = 0;
+  std::size_t fp_first = 0, fp_later = 0, first_queries = 0;
   for (std::size_t i = 0; i < queries; ++i) {
     const std::uint64_t flow =
         spec.popularity.zipf ? zipf(rng) - 1 : ReduceRange(rng.Next(), flows);
@@ -200,10 +200,10 @@ Json Synthetic(const SyntheticSpec& spec) {
       ++first_queries;
       fp_first += fp;
     } else {
-      fp_repeat += fp;
+      fp_later += fp;
     }
   }
-  const std::size_t false_positives = fp_first + fp_repeat;
+  const std::size_t false_positives = fp_first + fp_later;
 
   Json r;
   r["filter"] = std::string(F::kName);
@@ -223,9 +223,9 @@ Json Synthetic(const SyntheticSpec& spec) {
   SetFlowInterval(r, false_positives, queries, squares);
   r["flows_queried"] = first_queries;
   r["false_positives_first_query"] = fp_first;
-  r["false_positives_repeat"] = fp_repeat;
+  r["false_positives_repeat"] = fp_later;
   r["fpr_first_query"] = first_queries ? double(fp_first) / first_queries : 0.0;
-  r["fpr_repeat"] = queries > first_queries ? double(fp_repeat) / (queries - first_queries) : 0.0;
+  r["fpr_repeat"] = queries > first_queries ? double(fp_later) / (queries - first_queries) : 0.0;
   DescribeCounters(filter, r);
   CheckInvariants(filter, members, r);
   return r;

@@ -400,7 +400,7 @@ const KindSpec kAdaptSyntheticKind{
     {"effective_flows", "number", "flows", "independent draws behind fpr's interval: (sum of queries per flow)^2 / sum of their squares (Kish); exact for a static filter, whose flows answer alike, conservative for an adaptive one", "adapt_synthetic, adapt_trace cell and trial rows"},
     {"query_count_squares", "number", "queries^2", "sum over non-member flows of (queries to the flow)^2, from which cells pool effective_flows", "adapt_synthetic, adapt_trace trial rows and adapt_trace cells"},
     {"fpr_first_query", "number", "fraction", "false_positives_first_query / flows_queried", "adapt_synthetic", kDeterministic, OverTrials::kMean},
-    {"fpr_repeat", "number", "fraction", "false_positives_repeat / repeated queries", "adapt_synthetic", kDeterministic, OverTrials::kMean},
+    {"fpr_repeat", "number", "fraction", "false_positives_repeat / a flow's queries after its first", "adapt_synthetic", kDeterministic, OverTrials::kMean},
     {"fpr_min", "number", "fraction", "lowest trial fpr of the cell", "adapt_synthetic, adapt_adversarial cell rows"},
     {"fpr_max", "number", "fraction", "highest trial fpr of the cell", "adapt_synthetic, adapt_adversarial cell rows"},
     {"adaptations", "integer", "count", "false positives fixed", "adapt_*", kDeterministic, OverTrials::kSum},

@@ -51,7 +51,7 @@ struct AdaptParams {
   int windows = 10;
   std::vector<std::size_t> set_sizes = {1, 10, 100};
   std::vector<AttackKind> attacks = {AttackKind::kKnownFalsePositives, AttackKind::kRandomSet};
-  std::vector<std::size_t> queries_per_set = {100000};  // n, the stream length: swept for seed 001's contrast
+  std::vector<std::size_t> queries_per_set = {100000};  // n, the stream length: swept for the Support Optimality paper's contrast
   std::uint64_t seed = 1;
   // Whether each trial's own line is written before the cell's summary. The summary holds every
   // figure the report reads; a cell of 1,000 trials writes 1,000 lines without it.

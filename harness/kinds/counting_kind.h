@@ -1,5 +1,6 @@
-// harness/kinds/counting_kind.h - the counting experiment: seed 002's claim that the counting
-// quotient filter's in-run counters beat the Count-Min sketch on skewed multisets, measured.
+// harness/kinds/counting_kind.h - the counting experiment: the quotient filter article's claim
+// (the wiki article "Quotient Filter") that the counting quotient filter's in-run counters beat
+// the Count-Min sketch on skewed multisets, measured.
 //
 // A multiset - N items drawn Zipf(alpha) from a universe of U keys, or a trace's packets, so a
 // flow's count is its packet count - is counted in a CQF (filters/cqf.h, r from the fpr) and in

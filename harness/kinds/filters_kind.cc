@@ -320,7 +320,7 @@ const ParamSpec kFiltersParams[] = {
     {"trace", ParamType::kTrace, {}, "replay a capture: every distinct flow is a key, every packet a query; replaces keys, keys_from and query_dist", {}, "trace"},
     {"trace_members", ParamType::kNum, OpenClosed(0, 1), "with trace: share of the distinct flows the filter holds (the first ones seen; default 0.5)", {}, "trace-members"},
     {"queries", ParamType::kInt, AtLeast(1), "keys per timed query loop (default 1000000)", "20000", "queries"},
-    {"repeats", ParamType::kInt, Between(1, 1000), "timed repeats per cell, the median reported with min and max (default 3)", "1", "repeat"},
+    {"repeats", ParamType::kInt, Between(1, 1000), "timed repeats per cell, the median reported with min and max (default 3)", "1", "repeats"},
     {"max_kicks", ParamType::kInt, Between(1, 1e6), "cuckoo: evictions before an insert fails (default 500)", {}, "max-kicks"},
 };
 

@@ -10,7 +10,7 @@
 //                            filters that batch (BatchedFilter): hashes and prefetches a group
 //                            of keys before probing any of them
 //
-// Reproduces the shape of FastFilter's bulk-insert-and-query table (REFERENCE_NUMBERS.md §2):
+// Reproduces the shape of FastFilter's bulk-insert-and-query table (plots/reference.py, FASTFILTER_SPEED):
 // there, on this machine class, Cuckoo12 inserts at ~39-44 ns/key and queries at ~7-9.7,
 // Bloom12 queries at ~9-14 (present) and ~19-24 ns/key (absent), blocked Bloom at ~4-6.
 // Run: build/amqbench_micro --benchmark_repetitions=5 (about a minute per filter); against n:

@@ -7,10 +7,11 @@
 // quotient_family/<filter>/merge            two filters at 45% each into one (90%), ns/key
 // quotient_family/<filter>/resize_double    a 90% filter into 2^21 slots, r = 7, ns/key
 // The classic QF also gets 99% and 100% steps (its circular table fills completely).
-// References on this machine class (REFERENCE_NUMBERS.md §4): splatlab's CQF inserts fall from
-// ~3.5 to ~1 Mops (~290 -> ~1000 ns) by 90% load, lookups ~8 -> 3 Mops positive and
-// ~17 -> 4.5 Mops negative; a public classic QF takes ~54 ns per insert at 25% load and ~4 us
-// at 95%. FastFilter's CQF at n = 10^6 (half full): insert ~50 ns, lookups ~22-37 ns.
+// References on this machine class (plots/reference.py, QUOTIENT_FAMILY_SPEED): splatlab's CQF
+// inserts fall from ~3.5 to ~1 Mops (~290 -> ~1000 ns) by 90% load, lookups ~8 -> 3 Mops
+// positive and ~17 -> 4.5 Mops negative; a public classic QF takes ~54 ns per insert at 25% load
+// and ~4 us at 95%. FastFilter's CQF at n = 10^6 (half full; plots/reference.py,
+// FASTFILTER_SPEED, median / best): insert 58 / 44 ns, absent lookups 26 / 21, present 45 / 35.
 // Run: build/amqbench_micro --benchmark_filter='^quotient_family/' --benchmark_repetitions=5
 // (a few minutes). Every benchmark checks for false negatives before it times anything.
 #include <benchmark/benchmark.h>

@@ -1,6 +1,6 @@
 // harness/micro_bench/static_bench.cc - build and query of the static filters at each n of --keys (default
 // 10^6: harness/cell/micro_size.h), the shape of FastFilter's bulk-insert-and-query table
-// (REFERENCE_NUMBERS.md §2). There, at n = 10^6 on this machine class, median / best ns per key:
+// (plots/reference.py, FASTFILTER_SPEED). There, at n = 10^6 on this machine class, median / best ns per key:
 // BinaryFuse8 build 52 / 38, query 8.5 / 5; Xor8 build 301 / 235, query 6.5 / 5;
 // StandardRibbon64 (r = 7) build 60 / 38, query 14-29.
 // Run: build/amqbench_micro --benchmark_filter='^static/' --benchmark_repetitions=5

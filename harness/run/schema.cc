@@ -83,7 +83,7 @@ const std::vector<FieldSpec> kRecordFields = {
     {"churn_fpr", "number|null", "fraction", "churn queries about non-members answered present / those queries", "filters, churn"},
     {"churn_fpr_theory", "number", "fraction", "FPR the family's formula predicts in the state churn leaves (at churn_load_factor, not load_factor)", "filters, churn"},
     {"churn_load_factor", "number", "fraction", "table families: occupied slots / slots after churn (about 90% of load_factor)", "filters, churn"},
-    {"stream_negative_queries", "integer", "queries", "stream queries about non-members (repeats count each time)", kFilters},
+    {"stream_negative_queries", "integer", "queries", "stream queries about non-members (a query asked again counts each time)", kFilters},
     {"stream_false_positives", "integer", "queries", "stream queries about non-members answered present", kFilters},
     {"stream_fpr", "number|null", "fraction", "stream_false_positives / stream_negative_queries: the FPR the stream's users see", kFilters},
     {"keys_inserted", "integer", "keys", "keys the filter holds (offered minus refused inserts)", kEvery},

@@ -10,7 +10,7 @@
 //
 // Bad input - an unknown key, a wrong type or range, an unknown filter, kind or group, a
 // duplicate id, an experiment without a quick table - is an InputError naming the file, line
-// and key ("suites/x.toml:12:1: experiment 'space': key 'fpr': ..."), before anything runs.
+// and key ("my_study.toml:12:1: experiment 'space': key 'fpr': ..."), before anything runs.
 #pragma once
 
 #include <cstdint>
