@@ -180,7 +180,8 @@ concept HasStats = requires(const F& f, Stats& s) {
   { std::span<const StatSpec>(F::kStats) };
 };
 
-// The optional traits a suite file selects filters by (harness/filter_select.h):
+// The optional traits a suite file selects filters by (its selector keys `fixed_width` and
+// `library`; README.md, "The suite"):
 //   kFixedWidth  true when the fingerprint width is part of the type (cuckoo12, xor8), so
 //                --fpr does not change the filter
 //   kLibrary     the production library a filter wraps ("leveldb", "rocksdb")
