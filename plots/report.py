@@ -50,8 +50,12 @@ def claims_summary(results: ResultSet) -> list[str]:
     header = ["section"] + list(order)
     lines = ["## Claims checked", "",
              "Every verdict below is computed from the result files with the tolerance printed beside it"
-             " (plots/stats.py states the rules). The seeds' claims at the end take their verdicts from"
-             " these checks; `plots/report.py --claims` prints them as a list.", "",
+             " (plots/stats.py states the rules). The claims at the end, of three source texts and of the"
+             " papers they cite, take their verdicts from these checks; `plots/report.py --claims` prints"
+             " them as a list. The texts: the AMQ survey (\"Approximate Membership Filters: Cuckoo,"
+             " Quotient, XOR, Binary Fuse\", an online book chapter), the Support Optimality paper"
+             " (Kopelowitz, McCauley, Porat, \"Support Optimality and Adaptive Cuckoo Filters\", WADS"
+             " 2021) and the quotient filter article (the wiki article \"Quotient Filter\").", "",
              "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(r) + " |" for r in rows]
     exceptions = [c for c in results.checks if c.verdict != stats.REPRODUCED]
@@ -120,7 +124,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--schema", default=str(load.DEFAULT_SCHEMA),
                         help="JSON Schema of version 2 lines (skipped when the file does not exist)")
     parser.add_argument("--claims", action="store_true",
-                        help="print each of the seeds' claims with its verdict (Markdown) instead of"
+                        help="print each claim of the source texts with its verdict (Markdown) instead of"
                              " writing the report")
     args = parser.parse_args(argv)
     results_dir, out = Path(args.results), Path(args.out)

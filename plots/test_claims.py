@@ -44,7 +44,7 @@ def test_a_claim_takes_the_verdict_its_section_computed(tmp_path):
     directory = results_dir(tmp_path, "seed_lab.json")
     results = result_set(directory)
     seed_lab.render(results)
-    # 5,000 probes: the interval is wide enough to hold the seed's 2b/2^f = 0.0078.
+    # 5,000 probes: the interval is wide enough to hold the survey's 2b/2^f = 0.0078.
     assert claim_row(results, "FPR ~ 2b/2^f")[1] == stats.REPRODUCED
 
     doc = json.loads((directory / "seed_lab.json").read_text())
@@ -63,7 +63,7 @@ def test_a_claim_without_data_is_not_measured_and_says_why(tmp_path):
     assert claim_row(results, "cuckoo only beats space-optimal Bloom below ... eps ~ 0.4%")[2] == (
         "no result: the sweep section had no data to judge it")
     hops = claim_row(results, "~0.73 eviction hops per insert")
-    assert hops[2].startswith("The seed's insert evicts from i1")
+    assert hops[2].startswith("The survey's insert evicts from i1")
 
 
 def test_the_claims_list_prints_one_line_per_claim(tmp_path, capsys):
@@ -72,5 +72,5 @@ def test_the_claims_list_prints_one_line_per_claim(tmp_path, capsys):
     assert report.main(["--suite", str(SUITE), "--results", str(directory), "--out", str(out), "--claims"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) == len(claims.CLAIMS)
-    assert any(line.startswith('- seed 000: "FPR ~ 2b/2^f"') and "**reproduced**" in line for line in lines)
+    assert any(line.startswith('- the AMQ survey: "FPR ~ 2b/2^f"') and "**reproduced**" in line for line in lines)
     assert not out.exists()  # --claims prints; it does not write the report

@@ -1,6 +1,6 @@
 """The verdicts issue 11 asked for (items 1, 2 and 11), computed from records: the one-percent
 section's fill rule, the CQF beside FastFilter's at the same r and load, the CQF against the
-Count-Min sketch, and seed 002's locality table. Each test flips a verdict by changing a number."""
+Count-Min sketch, and the quotient filter article's locality table. Each test flips a verdict by changing a number."""
 
 import pandas as pd
 import pytest
@@ -107,10 +107,10 @@ def test_locality_is_judged_against_the_seeds_table():
     results = Records({locality.EXPERIMENT: [locality_row("cuckoo", 1.9), locality_row("bloom", 6.99, 7),
                                              locality_row("xor", 3.0), locality_row("quotient", 1.6)]})
     text = locality.render(results)
-    assert results.verdicts("seed 002: a cuckoo") == [stats.REPRODUCED]
-    assert results.verdicts("seed 002: a bloom") == [stats.REPRODUCED]  # against its own k
-    assert results.verdicts("seed 002: a quotient") == [stats.CONTRADICTED]  # 0.6 lines over: beyond 2 × 0.25
-    assert results.verdicts("seed 002: a xor") == []  # not in the seed's table: shown, not judged
+    assert results.verdicts("the quotient filter article: a cuckoo") == [stats.REPRODUCED]
+    assert results.verdicts("the quotient filter article: a bloom") == [stats.REPRODUCED]  # against its own k
+    assert results.verdicts("the quotient filter article: a quotient") == [stats.CONTRADICTED]  # 0.6 lines over: beyond 2 × 0.25
+    assert results.verdicts("the quotient filter article: a xor") == []  # not in its table: shown, not judged
     assert "| xor |" in text
 
 

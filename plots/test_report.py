@@ -52,8 +52,8 @@ def test_seed_lab_verdict_follows_the_numbers(tmp_path):
     directory = results_dir(tmp_path, "seed_lab.json")
     results = result_set(directory)
     text = seed_lab.render(results)
-    # 5,000 probes: the interval is wide enough to hold the seed's 2b/2^f = 0.0078.
-    assert verdict_of(results, "seed 000's theory 2b/2^f") == stats.REPRODUCED
+    # 5,000 probes: the interval is wide enough to hold the survey's 2b/2^f = 0.0078.
+    assert verdict_of(results, "the AMQ survey's theory 2b/2^f") == stats.REPRODUCED
     assert "| buckets m | 8,192 |" in text
 
     doc = json.loads((directory / "seed_lab.json").read_text())
@@ -61,7 +61,7 @@ def test_seed_lab_verdict_follows_the_numbers(tmp_path):
     (directory / "seed_lab.json").write_text(json.dumps(doc))
     results = result_set(directory)
     seed_lab.render(results)
-    assert verdict_of(results, "seed 000's theory 2b/2^f") == stats.CONTRADICTED
+    assert verdict_of(results, "the AMQ survey's theory 2b/2^f") == stats.CONTRADICTED
     assert verdict_of(results, "load-aware theory") == stats.REPRODUCED
 
 
@@ -112,7 +112,7 @@ def test_premise_gap_names_where_each_cuckooing_layout_departs_from_seed001():
     assert premise_gap(cells, "acf_cuckooing_2x4").endswith("differs in b = 4 slots per bucket.")
     at_premise = cells.assign(tables=2, slots_per_bucket=1)
     assert premise_gap(at_premise, "acf_cuckooing_2x4").endswith(
-        "seed 001's premise (k = 2, b = 1, load bounded away from 1/2).")
+        "the Support Optimality paper's premise (k = 2, b = 1, load bounded away from 1/2).")
 
 
 def test_quotient_conclusion_follows_the_numbers(tmp_path):
@@ -120,16 +120,16 @@ def test_quotient_conclusion_follows_the_numbers(tmp_path):
 
     directory = results_dir(tmp_path, "quotient_space.json")
     text = quotient.render(result_set(directory))
-    assert "The measurements support seed 002's formula, not seed 000's." in text
+    assert "The measurements support the quotient filter article's formula, not the AMQ survey's." in text
 
     doc = json.loads((directory / "quotient_space.json").read_text())
-    doc["records"][0]["bits_per_key"] *= 1.10  # one row 10% off seed 002's formula
+    doc["records"][0]["bits_per_key"] *= 1.10  # one row 10% off the quotient filter article's formula
     (directory / "quotient_space.json").write_text(json.dumps(doc))
     results = result_set(directory)
     text = quotient.render(results)
-    assert verdict_of(results, "seed 002's") == stats.CONTRADICTED
-    assert "support seed 002" not in text
-    assert "Neither seed's formula holds" in text
+    assert verdict_of(results, "the quotient filter article's") == stats.CONTRADICTED
+    assert "support the quotient filter article" not in text
+    assert "Neither text's formula holds" in text
 
 
 def test_report_end_to_end_draws_only_the_charts_it_shows(tmp_path):
@@ -139,11 +139,11 @@ def test_report_end_to_end_draws_only_the_charts_it_shows(tmp_path):
     assert report.main(["--suite", str(SUITE), "--results", str(directory), "--out", str(out),
                         "--schema", str(SCHEMA)]) == 0
     text = out.read_text()
-    for heading in ("## Where these numbers come from", "## Claims checked", "## Seed 000's cuckoo lab",
+    for heading in ("## Where these numbers come from", "## Claims checked", "## The AMQ survey's cuckoo lab",
                     "## Bloom, blocked Bloom and cuckoo at 1% and 0.1%", "## Quotient filters",
                     "## Adaptive cuckoo filters", "## Speed (Google Benchmark)", "## Left out"):
         assert heading in text, heading
-    assert text.index("## Seed 000's") < text.index("## Bloom") < text.index("## Quotient") \
+    assert text.index("## The AMQ survey's") < text.index("## Bloom") < text.index("## Quotient") \
         < text.index("## Adaptive") < text.index("## Speed")
     # Tables say what made them: the v2 file's suite run, the v1 file's command line.
     assert ("Made by `amqbench suite plots/fixtures/suite.toml --quick` (suite `plots/fixtures/suite.toml`,"

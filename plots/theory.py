@@ -59,8 +59,8 @@ def cuckoo_fpr(fingerprint_bits, load, slots_per_bucket: int = 4):
 
 
 def cuckoo_lab_geometry(keys: int, eps: float, max_load: float, slots_per_bucket: int = 4):
-    """Seed 000's sizing: f = ⌈log2(1/ε)⌉ + ⌈log2(2b)⌉ bits and the smallest power-of-two
-    bucket count m with b·m ≥ n/max_load. Returns (f, m, load n/(b·m), bits/key f·b·m/n)."""
+    """The AMQ survey's cuckoo lab sizing (plots/reference.py names the survey): f = ⌈log2(1/ε)⌉ +
+    ⌈log2(2b)⌉ bits and the smallest power-of-two bucket count m with b·m ≥ n/max_load. Returns (f, m, load n/(b·m), bits/key f·b·m/n)."""
     bits = math.ceil(math.log2(1.0 / eps)) + math.ceil(math.log2(2 * slots_per_bucket))
     buckets = 1
     while slots_per_bucket * buckets < keys / max_load:
@@ -90,12 +90,12 @@ def quotient_fpr(remainder_bits, load):
 
 
 def quotient_bits_seed002(remainder_bits, metadata_bits, load):
-    """Seed 002: a slot stores the r-bit remainder and the metadata bits; α of the slots are full."""
+    """The quotient filter article's: a slot stores the r-bit remainder and the metadata bits; α of the slots are full."""
     return (np.asarray(remainder_bits, dtype=float) + np.asarray(metadata_bits, dtype=float)) / np.asarray(load)
 
 
 def quotient_bits_seed000(keys, remainder_bits, load):
-    """Seed 000: counts the log2(n/load) quotient bits as stored per key, plus r and 3 metadata."""
+    """The AMQ survey's: counts the log2(n/load) quotient bits as stored per key, plus r and 3 metadata."""
     keys = np.asarray(keys, dtype=float)
     load = np.asarray(load, dtype=float)
     return (np.log2(keys / load) + np.asarray(remainder_bits, dtype=float) + 3.0) / load

@@ -15,7 +15,8 @@ from sections import common
 
 SECTION = "adaptive"
 GRID = "adapt_grid"
-# The grid again at the geometries seed 001's comparison needs (1 selector bit; k = 2, load 0.45).
+# The grid again at the geometries the Support Optimality paper's comparison needs (1 selector
+# bit; k = 2, load 0.45).
 GEOMETRIES = ("adapt_grid_s1", "adapt_grid_premise")
 CUCKOOING = "acf_cuckooing"
 # The same fix in acf_swapping's 2 x 4 geometry (issue 11, item 5): judged against the same rivals,
@@ -25,7 +26,7 @@ VANILLA = "cuckoo_4x1"  # a plain cuckoo filter with the Cuckooing ACF's layout
 RIVALS = ("acf_cyclic", "acf_cyclic_ranges", "acf_swapping")
 TRACES = ("adapt_trace_real", "adapt_trace_synth")
 ADVERSARIAL = "adapt_adversarial"
-SUPPORT = "adapt_support"  # seed 001's repeated stream: adapt_adversarial cells over n
+SUPPORT = "adapt_support"  # the Support Optimality paper's repeated stream: cells over n
 ACF_TOL = 0.10  # false positives paid against those the attacked set started with
 SEVERITY = {stats.REPRODUCED: 0, stats.NOT_MEASURED: 1, stats.PARTLY: 2, stats.CONTRADICTED: 3}
 
@@ -92,23 +93,24 @@ def grid(results: ResultSet, experiment_id: str = GRID) -> list[str]:
 
 
 def premise_gap(cells: pd.DataFrame, cuckooing: str) -> str:
-    """Where the measured Cuckooing ACF's geometry departs from seed 001's analysis (k = 2 tables of
-    b = 1 slot, load bounded away from 1/2), from the cells themselves."""
+    """Where the measured Cuckooing ACF's geometry departs from the Support Optimality paper's
+    analysis (k = 2 tables of b = 1 slot, load bounded away from 1/2), from the cells themselves."""
     mine = cells[cells["filter"] == cuckooing]
     k, b, load = int(mine["tables"].max()), int(mine["slots_per_bucket"].max()), mine["load_factor"].median()
     gaps = ([f"k = {k} tables"] if k != 2 else []) + ([f"b = {b} slots per bucket"] if b != 1 else []) \
         + ([f"load {load:.2f}"] if load >= 0.5 else [])
     measured = f"{cuckooing} has k = {k} tables of b = {b} slot{'s' if b > 1 else ''} at load {load:.2f}"
     if not gaps:
-        return f"{measured}: seed 001's premise (k = 2, b = 1, load bounded away from 1/2)."
-    return (f"{measured}; seed 001's analysis assumes k = 2 tables of b = 1 slot at a load bounded away"
-            f" from 1/2, so this differs in {', '.join(gaps)}.")
+        return f"{measured}: the Support Optimality paper's premise (k = 2, b = 1, load bounded away from 1/2)."
+    return (f"{measured}; the Support Optimality paper's analysis assumes k = 2 tables of b = 1 slot"
+            f" at a load bounded away from 1/2, so this differs in {', '.join(gaps)}.")
 
 
 def rival_verdict(mine, theirs) -> str:
-    """Seed 001's "the Cuckooing ACF is at least as good" in one cell, from the two FPRs and their
-    95% intervals over flows: no higher -> reproduced; higher, but the intervals overlap (the
-    sample cannot tell them apart) -> partly; its interval wholly above the rival's -> contradicted."""
+    """The Support Optimality paper's "the Cuckooing ACF is at least as good" in one cell, from the
+    two FPRs and their 95% intervals over flows: no higher -> reproduced; higher, but the intervals
+    overlap (the sample cannot tell them apart) -> partly; its interval wholly above the rival's ->
+    contradicted."""
     if any(stats.is_missing(x) for x in (mine["fpr"], theirs["fpr"], mine.get("fpr_ci_low"), theirs.get("fpr_ci_high"))):
         return stats.NOT_MEASURED
     if mine["fpr"] <= theirs["fpr"]:
@@ -118,7 +120,7 @@ def rival_verdict(mine, theirs) -> str:
 
 def cuckooing_vs_rivals(results: ResultSet, experiment_id: str, cells: pd.DataFrame,
                         cuckooing: str = CUCKOOING) -> list[str]:
-    """A verdict per grid cell and rival for seed 001's comparison claim, and the worst of them,
+    """A verdict per grid cell and rival for the Support Optimality paper's comparison claim, and the worst of them,
     for one Cuckooing ACF layout (`cuckooing`)."""
     rivals = [r for r in RIVALS if r in set(cells["filter"])]
     if cuckooing not in set(cells["filter"]) or not rivals or "fpr_ci_low" not in cells:
@@ -142,8 +144,8 @@ def cuckooing_vs_rivals(results: ResultSet, experiment_id: str, cells: pd.DataFr
                           "per pair: FPR no higher; 'partly' where higher but the 95% intervals over flows overlap")
     return [
         "",
-        f"Seed 001's comparison, cell by cell ({experiment_id}): {cuckooing}'s FPR [95% interval over"
-        " flows] beside each rival's FPR and the verdict for that pair (rule in the line below)."
+        f"The Support Optimality paper's comparison, cell by cell ({experiment_id}): {cuckooing}'s FPR"
+        " [95% interval over flows] beside each rival's FPR and the verdict for that pair (rule in the line below)."
         f" {premise_gap(cells, cuckooing)}",
         "",
         table(["bits/slot", "queries/flow", "A/S", cuckooing] + list(rivals), rows),
@@ -174,9 +176,9 @@ def trace_replay(results: ResultSet, experiment_id: str) -> list[str]:
 
 
 def beats_vanilla(results: ResultSet, experiment_id: str, cells: pd.DataFrame) -> list[str]:
-    """Seed 001: on traces the Cuckooing ACF is "stronger than a vanilla Cuckoo Filter". The
-    vanilla filter with its layout (4 tables of 1 slot) and bits is cuckoo_4x1; judged on the
-    width where the ACF gains least."""
+    """The Support Optimality paper: on traces the Cuckooing ACF is "stronger than a vanilla Cuckoo
+    Filter". The vanilla filter with its layout (4 tables of 1 slot) and bits is cuckoo_4x1; judged
+    on the width where the ACF gains least."""
     by = cells.set_index(["filter", "bits_per_slot"])["fpr"]
     widths = sorted(b for f, b in by.index if f == CUCKOOING and (VANILLA, b) in by.index)
     if not widths:
@@ -248,8 +250,8 @@ def _mean_ci(row, prefix: str) -> str:
 
 
 def support(results: ResultSet) -> list[str]:
-    """Seed 001's contrast on a repeated stream: the static replay's εn against the Cuckooing ACF's
-    polylog, with n swept. Verdicts from the cells' means and their intervals over trials."""
+    """The Support Optimality paper's contrast on a repeated stream: the static replay's εn against
+    the Cuckooing ACF's polylog, with n swept. Verdicts from the cells' means and their intervals over trials."""
     cells = results.frame(SUPPORT)
     if cells is None or cells.empty or "false_positives_static_mean" not in cells:
         return []
@@ -292,12 +294,12 @@ def support(results: ResultSet) -> list[str]:
     return [
         "",
         *common.heading(results, SUPPORT, "###"),
-        "Seed 001's contrast, measured: a set Q of |Q| random non-members asked n times in all"
+        "The Support Optimality paper's contrast, measured: a set Q of |Q| random non-members asked n times in all"
         " (round Q once, then uniformly at random). Each cell: false positives per trial, the mean over"
         f" {count(cells['trials'].max())} independent trials (each its own filter and set) with its 95%"
         " Student-t interval over trials; *paid* by the filter as it adapts, *static* by the same filter"
         " replayed on the same schedule with adaptation off. With |Q| = 1 the static count is n or 0, so"
-        " its mean is εn. The seed's premise is k = 2 tables of b = 1 slot at load bounded away from ½;"
+        " its mean is εn. The paper's premise is k = 2 tables of b = 1 slot at load bounded away from ½;"
         " the Cuckooing ACF measured here has 4 tables of 1 slot at 95% load (acf_cuckooing_2x4: 2 tables"
         " of 4 slots, b ≠ 1), and its O(log^4 n) has no stated constant, so the check fixes it at the"
         " smallest n and judges only the growth.",

@@ -1,4 +1,4 @@
-"""Seed 002's counting claim: the CQF's in-run counters against a Count-Min sketch of the same
+"""The quotient filter article's counting claim: the CQF's in-run counters against a Count-Min sketch of the same
 bytes, on Zipf multisets and a trace's per-flow packet counts."""
 
 from __future__ import annotations

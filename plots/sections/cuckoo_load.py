@@ -112,7 +112,7 @@ def width_checks(results: ResultSet, frame) -> list[str]:
 
 
 def load_free_check(results: ResultSet, frame) -> list[str]:
-    """Seed 000 reads its lab as the FPR being set by f alone; one table filled step by step shows
+    """The AMQ survey reads its lab as the FPR being set by f alone; one table filled step by step shows
     whether the FPR at the lowest load lies inside the interval measured near the top."""
     rows = frame[(frame["slots_per_bucket"] == 4) & (frame["fingerprint_bits"] == LAYOUT_BITS)
                  & (frame["insert_failures"] == 0)].sort_values("load_factor")

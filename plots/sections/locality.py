@@ -1,5 +1,5 @@
-"""Seed 002's memory locality per lookup (Bloom k random lines, QF and RSQF one line, cuckoo two)
-beside the distinct cache lines each family's lookups touched, traced from the addresses read."""
+"""The quotient filter article's memory locality per lookup (Bloom k random lines, QF and RSQF one
+line, cuckoo two) beside the distinct cache lines each family's lookups touched, traced from the addresses read."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ LINES_TOL = 0.25  # lines: a lookup straddling a line boundary may add one now a
 
 
 def seed_lines(row: dict) -> float | None:
-    """The seed's lines per lookup for this row's filter (Bloom: its own k), or None."""
+    """The article's lines per lookup for this row's filter (Bloom: its own k), or None."""
     seed = reference.SEED002_LOCALITY.get(row["filter"])
     if seed is None:
         return None
@@ -39,7 +39,7 @@ def render(results: ResultSet) -> str | None:
         judged = "–"
         if expected is not None and not stats.is_missing(expected):
             judged = results.check(
-                SECTION, f"seed 002: a {r['filter']} lookup touches {seed.words}",
+                SECTION, f"the quotient filter article: a {r['filter']} lookup touches {seed.words}",
                 f"{r['cache_lines_member_mean']:.2f} lines per member lookup (at most"
                 f" {count(r['cache_lines_member_max'])}), {r['cache_lines_absent_mean']:.2f} per absent one, load"
                 f" {number(r.get('load_factor'), 3)}",
@@ -57,8 +57,8 @@ def render(results: ResultSet) -> str | None:
         f"Distinct 64-byte lines of the filter's storage that each of the first {count(traced)} member and"
         " non-member lookups read, traced from the addresses the lookup itself reads (harness/line_tracer.h:"
         " page protection and single-stepping, no timing). An access that straddles two lines counts once."
-        f" Seed 002's table is beside each row; verdicts are on member lookups, ±{LINES_TOL:g} lines.",
+        f" The quotient filter article's table is beside each row; verdicts are on member lookups, ±{LINES_TOL:g} lines.",
         "",
         table(["filter", "load", "bits/key", "lines per member lookup (mean)", "max", "lines per absent lookup"
-               " (mean)", "max", "seed 002 says", "seed's lines", f"against the seed (±{LINES_TOL:g})"], rows),
+               " (mean)", "max", "the article says", "article's lines", f"against the article (±{LINES_TOL:g})"], rows),
     ])

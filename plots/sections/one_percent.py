@@ -1,4 +1,5 @@
-"""Every family that sizes itself from the FPR, at ε = 1%, beside seed 000's head-to-head table."""
+"""Every family that sizes itself from the FPR, at ε = 1%, beside the AMQ survey's head-to-head
+table."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from sections import common
 
 SECTION = "one_percent"
 EXPERIMENTS = ("one_percent", "one_percent_quotient")
-SEED_TOL = 0.05  # seed 000's bits/key are rounded figures ("~7.5")
+SEED_TOL = 0.05  # the AMQ survey's bits/key are rounded figures ("~7.5")
 LOAD_MATCH = 0.02  # loads closer than this count as the same load
 SAVING_TOL = 5.0  # percentage points on "~30% smaller"
 EQUAL_FPR = 0.10  # two FPRs within 10% count as equal
@@ -25,15 +26,15 @@ ROCKSDB_RIBBON_TOL = 0.02
 
 
 def seed_cell(results: ResultSet, row: dict) -> tuple[str, str]:
-    """Seed 000's figure for the row's family and the verdict against it (like for like only)."""
+    """The AMQ survey's figure for the row's family and the verdict against it (like for like only)."""
     seed = reference.SEED_1PCT.get(row["family"])
     if seed is None or flag(row.get("build_failed")):
         return "–", "–"
     figure = f"{seed.bits_per_key:g} ({seed.label})"
     load = row.get("load_factor")
     if seed.load is not None and (stats.is_missing(load) or abs(load - seed.load) > LOAD_MATCH):
-        return figure, f"not like for like (load {number(load, 3)} here, {seed.load:g} in the seed)"
-    check = results.check(SECTION, f"seed 000's {seed.label} at 1%: {seed.bits_per_key:g} bits/key",
+        return figure, f"not like for like (load {number(load, 3)} here, {seed.load:g} in the survey)"
+    check = results.check(SECTION, f"the AMQ survey's {seed.label} at 1%: {seed.bits_per_key:g} bits/key",
                           f"{row['filter']} {row['bits_per_key']:.2f}",
                           stats.verdict(row["bits_per_key"], seed.bits_per_key, rel_tol=SEED_TOL),
                           stats.tolerance_text(SEED_TOL))
@@ -63,7 +64,7 @@ XOR_FAMILY = ("xor", "binary_fuse", "binary_fuse_4wise")
 
 
 def against_bloom(results: ResultSet, frame: pd.DataFrame) -> list[str]:
-    """Seed 000 at 1%: "The XOR family is what actually beats Bloom on space", and cuckoo "is
+    """The AMQ survey at 1%: "The XOR family is what actually beats Bloom on space", and cuckoo "is
     slightly bigger". Both sides reach an FPR at or below 1% here (the table gives each)."""
     bits = frame.set_index("filter")["bits_per_key"]
     if "bloom" not in bits.index:
@@ -164,13 +165,13 @@ def render(results: ResultSet) -> str | None:
         f"Lower bound log2(1/ε) = {bound:.2f} bits/key; Bloom's optimum 1.44·log2(1/ε) ="
         f" {bound / math.log(2):.2f}. Each filter sizes itself from ε by its own rule, so the measured"
         " FPR is not always 1%: the table gives both, and the over-bound column is against"
-        " log2(1/0.01), not against the FPR reached. Seed 000's figures are judged only at the load"
+        " log2(1/0.01), not against the FPR reached. The AMQ survey's figures are judged only at the load"
         f" they assume (within {LOAD_MATCH:g}), ±{SEED_TOL:.0%}.",
         "",
         fill_rule(frame),
         "",
         table(["filter", "bits/key", "FPR measured [95% CI]", "FPR theory", f"theory in CI (±{common.FPR_TOL:.0%})",
-               "over log2(100)", "load", "seed 000 at 1%", "against the seed"], rows),
+               "over log2(100)", "load", "AMQ survey at 1%", "against the survey"], rows),
         "",
         *[f"- {line}" for line in lines],
     ]

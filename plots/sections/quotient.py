@@ -1,5 +1,5 @@
-"""Quotient filters (classic QF, RSQF, CQF): which seed's space formula the measurements support,
-the RSQF/CQF beside FastFilter's CQF, a fill sweep against Knuth, and merge/resize costs."""
+"""Quotient filters (classic QF, RSQF, CQF): which space formula the measurements support, the
+quotient filter article's or the AMQ survey's; the RSQF/CQF beside FastFilter's CQF, a fill sweep against Knuth, and merge/resize costs."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ SECTION = "quotient"
 SPACE, LOAD, VERSUS, MICRO = "quotient_space", "quotient_load", "quotient_vs_fastfilter", "micro"
 FORMULA_TOL = 0.02  # a space formula must hold in every row within 2%
 KNUTH_TOL = 0.05  # mean displacement against α/(2(1−α))
-# Seed 002: "when the load factor ... is bounded away from 1 (e.g., α ≤ 0.75), ... the expected
+# The quotient filter article: "when the load factor ... is bounded away from 1 (e.g., α ≤ 0.75), ... the expected
 # cluster length is O(1/(1 − α)^2) = O(1) slots (typically 2 to 6 slots)". The upper end is what
 # keeps a lookup in one cache line, so that is what is judged.
 SEED002_CLUSTER_LOAD, SEED002_CLUSTER_SLOTS = 0.75, 6.0
@@ -46,22 +46,23 @@ def formulas(results: ResultSet) -> list[str]:
              common.fpr_cell(r)] for r in frame.to_dict("records")]
     gap002 = worst_gap(frame["bits_per_key"], frame["seed002"])
     gap000 = worst_gap(frame["bits_per_key"], frame["seed000"])
-    v002 = results.check(SECTION, "seed 002's (r + metadata)/α", f"largest gap {gap002:+.1%} over"
+    v002 = results.check(SECTION, "the quotient filter article's (r + metadata)/α", f"largest gap {gap002:+.1%} over"
                          f" {len(frame)} rows", stats.verdict(gap002, 0.0, abs_tol=FORMULA_TOL),
                          f"±{FORMULA_TOL:.0%} in every row")
-    v000 = results.check(SECTION, "seed 000's (log2(n/α) + r + 3)/α", f"largest gap {gap000:+.1%} over"
+    v000 = results.check(SECTION, "the AMQ survey's (log2(n/α) + r + 3)/α", f"largest gap {gap000:+.1%} over"
                          f" {len(frame)} rows", stats.verdict(gap000, 0.0, abs_tol=FORMULA_TOL),
                          f"±{FORMULA_TOL:.0%} in every row")
     if v002.verdict == stats.REPRODUCED and v000.verdict != stats.REPRODUCED:
-        conclusion = ("The measurements support seed 002's formula, not seed 000's. Seed 000 counts the"
-                      " quotient's log2(n/α) bits as stored per key; the quotient is the slot's address"
-                      " and is never stored, which is the point of quotienting.")
+        conclusion = ("The measurements support the quotient filter article's formula, not the AMQ"
+                      " survey's. The survey counts the quotient's log2(n/α) bits as stored per key;"
+                      " the quotient is the slot's address and is never stored, which is the point of"
+                      " quotienting.")
     elif v000.verdict == stats.REPRODUCED and v002.verdict != stats.REPRODUCED:
-        conclusion = "The measurements support seed 000's formula, not seed 002's."
+        conclusion = "The measurements support the AMQ survey's formula, not the quotient filter article's."
     elif v000.verdict == v002.verdict == stats.REPRODUCED:
         conclusion = "Both formulas hold within the tolerance here; these rows cannot tell them apart."
     else:
-        conclusion = "Neither seed's formula holds within the tolerance in every row."
+        conclusion = "Neither text's formula holds within the tolerance in every row."
     lines = [v002.prose, v000.prose]
     rsqf = frame[frame["metadata_bits_per_slot"] < 3]
     if not rsqf.empty:
@@ -74,7 +75,7 @@ def formulas(results: ResultSet) -> list[str]:
     return [
         *common.heading(results, SPACE, "###"),
         table(["filter", "n", "q", "r", "metadata bits/slot", "load", "bits/key measured",
-               "seed 002: (r + meta)/α", "seed 000: (log2(n/α) + r + 3)/α", "FPR measured / theory",
+               "quotient filter article: (r + meta)/α", "AMQ survey: (log2(n/α) + r + 3)/α", "FPR measured / theory",
                f"theory in CI (±{common.FPR_TOL:.0%})"], rows),
         "",
         *[f"- {line}" for line in lines],
@@ -183,17 +184,17 @@ def fill_sweep(results: ResultSet) -> list[str]:
 
 
 def cluster_check(results: ResultSet, frame) -> list[str]:
-    """Seed 002's cluster length at loads up to 0.75, on the classic QF (linear probing's clusters)."""
+    """The quotient filter article's cluster length at loads up to 0.75, on the classic QF (linear probing's clusters)."""
     rows = frame[(frame["filter"] == "quotient") & (frame["load_factor"] <= SEED002_CLUSTER_LOAD + 1e-9)]
     if rows.empty:
         return []
     rows = rows.sort_values("load_factor")
     means = "; ".join(f"{r['cluster_length_mean']:.1f} at load {r['load_factor']:.2f}" for r in rows.to_dict("records"))
     return [results.check(
-        SECTION, f"seed 002: at load ≤ {SEED002_CLUSTER_LOAD:g} a cluster is typically 2 to 6 slots",
+        SECTION, f"the quotient filter article: at load ≤ {SEED002_CLUSTER_LOAD:g} a cluster is typically 2 to 6 slots",
         f"classic QF mean cluster length {means}", stats.verdict(rows["cluster_length_mean"].max(),
                                                                   SEED002_CLUSTER_SLOTS, claim="at_most"),
-        f"at most {SEED002_CLUSTER_SLOTS:g} slots, the seed's upper end").prose]
+        f"at most {SEED002_CLUSTER_SLOTS:g} slots, the article's upper end").prose]
 
 
 def merge_and_resize(results: ResultSet) -> list[str]:

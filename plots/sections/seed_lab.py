@@ -1,4 +1,5 @@
-"""Seed 000's cuckoo lab beside the same filter here: geometry, kicks and FPR."""
+"""The AMQ survey's cuckoo lab (its "Lab: measuring a hand-rolled cuckoo filter") beside the same
+filter here: geometry, kicks and FPR."""
 
 from __future__ import annotations
 
@@ -28,23 +29,23 @@ def render(results: ResultSet) -> str | None:
         if not like_for_like:
             return "not like for like"
         verdict = stats.verdict(measured, seed_value, rel_tol=rel_tol, abs_tol=abs_tol)
-        check = results.check(SECTION, f"seed 000's {claim}", f"{number(measured, 4)} here against"
+        check = results.check(SECTION, f"the AMQ survey's {claim}", f"{number(measured, 4)} here against"
                               f" {number(seed_value, 4)}", verdict, stats.tolerance_text(rel_tol, abs_tol))
         return check.cell
 
     low, high = row["fpr_ci_low"], row["fpr_ci_high"]
     seed_probes = seed["negative_queries"].value
     seed_low, seed_high = stats.wilson(seed["fpr"].value * seed_probes, seed_probes)
-    seed_formula = 2 * b / 2 ** f  # the seed's theory line: 2b/2^f, blind to the load
+    seed_formula = 2 * b / 2 ** f  # the survey's theory line: 2b/2^f, blind to the load
     load_aware = float(theory.cuckoo_fpr(f, row["load_factor"], b))
     fpr_against_seed = stats.verdict_interval(row["fpr"], seed_low, seed_high) if like_for_like \
         else "not like for like"
     if like_for_like:
-        results.check(SECTION, "seed 000's measured FPR", f"{row['fpr']:.4f} here against the seed's"
+        results.check(SECTION, "the AMQ survey's measured FPR", f"{row['fpr']:.4f} here against the survey's"
                       f" 95% interval [{seed_low:.4f}, {seed_high:.4f}] over {seed_probes:,} probes",
-                      fpr_against_seed, "the seed's interval")
+                      fpr_against_seed, "the survey's interval")
     seed_theory = results.check(
-        SECTION, "seed 000's theory 2b/2^f", f"{seed_formula:.4f} against the measured"
+        SECTION, "the AMQ survey's theory 2b/2^f", f"{seed_formula:.4f} against the measured"
         f" {row['fpr']:.4f} [{low:.4f}, {high:.4f}]",
         stats.verdict_interval(seed_formula, low, high, rel_tol=FPR_TOL), stats.tolerance_text(FPR_TOL))
     ours_theory = results.check(
@@ -75,8 +76,8 @@ def render(results: ResultSet) -> str | None:
          "not like for like (see below)"],
         ["measured FPR", f"{seed['fpr'].value:.4f} [{seed_low:.4f}, {seed_high:.4f}] ({seed_probes:,} probes)",
          "–", f"{row['fpr']:.4f} [{low:.4f}, {high:.4f}] ({count(row['negative_queries'])} probes)",
-         "seed's 95% interval", verdict_cell(fpr_against_seed)],
-        ["theory FPR, seed's 2b/2^f", f"{seed['fpr_theory'].value:.4f}", f"2·{b}/2^{f} = {seed_formula:.4f}",
+         "survey's 95% interval", verdict_cell(fpr_against_seed)],
+        ["theory FPR, survey's 2b/2^f", f"{seed['fpr_theory'].value:.4f}", f"2·{b}/2^{f} = {seed_formula:.4f}",
          "measured above", stats.tolerance_text(FPR_TOL), seed_theory.cell],
         ["theory FPR, load-aware", "–",
          f"1−(1−1/(2^{f}−1))^(2·{b}·{row['load_factor']:.4f}) = {load_aware:.4f}",
@@ -90,23 +91,23 @@ def render(results: ResultSet) -> str | None:
         "",
         results.made_by(EXPERIMENT),
         "",
-        "Verdicts compare the seed's printed numbers with ours (geometry, failures) or judge a"
+        "Verdicts compare the survey's printed numbers with ours (geometry, failures) or judge a"
         " formula against our measured 95% interval.",
         "" if like_for_like else f"_This run used n = {keys:,}, ε = {eps:g}, max load {max_load:g}, b = {b};"
-        " the seed's lab is n = 30,000, ε = 0.01, max load 0.94, b = 4, so its numbers are shown"
+        " the survey's lab is n = 30,000, ε = 0.01, max load 0.94, b = 4, so its numbers are shown"
         " without verdicts._",
         "",
-        table(["", "seed 000 (printed)", "formula", "amqbench", "tolerance", "verdict"], rows),
+        table(["", "AMQ survey (printed)", "formula", "amqbench", "tolerance", "verdict"], rows),
         "",
-        f"- FPR: the seed's line 2b/2^f = {seed_formula:.4f} counts all {2 * b} probed slots as full;"
+        f"- FPR: the survey's line 2b/2^f = {seed_formula:.4f} counts all {2 * b} probed slots as full;"
         f" only a fraction α = {row['load_factor']:.4f} are, and fingerprint 0 marks an empty slot,"
         f" so a lookup matches with 1 − (1 − 1/(2^f − 1))^(2bα) = {load_aware:.4f}. Our"
-        f" {count(row['negative_queries'])} probes give [{low:.4f}, {high:.4f}]. The seed's"
+        f" {count(row['negative_queries'])} probes give [{low:.4f}, {high:.4f}]. The survey's"
         f" {seed_probes:,} probes give [{seed_low:.4f}, {seed_high:.4f}], which holds"
         f" {' and '.join(seed_interval_holds) if seed_interval_holds else 'neither formula'}:"
-        " the seed's own measurement cannot tell the formulas apart.",
-        f"- Kicks: {seed_kicks:.3f} hops per insert in the seed against {row['kicks_per_insert']:.3f} here."
-        " The seed's insert always places into i1 and evicts when i1 is full, without trying i2"
+        " the survey's own measurement cannot tell the formulas apart.",
+        f"- Kicks: {seed_kicks:.3f} hops per insert in the survey's lab against {row['kicks_per_insert']:.3f} here."
+        " The survey's insert always places into i1 and evicts when i1 is full, without trying i2"
         " first; ours follows the paper (try both buckets, then evict from a random one of them)."
         " The hashes differ too (blake2b of strings there, a 64-bit mixer of integer keys here), so"
         " the counts are comparable in size only, not to the hop.",

@@ -51,7 +51,7 @@ def cuckoo_loads(frame) -> str:
 
 
 def crossover_checks(results: ResultSet, frame) -> list[str]:
-    """The cuckoo-versus-Bloom crossover against seed 000's 0.4% and the authors' 3%."""
+    """The cuckoo-versus-Bloom crossover against the AMQ survey's 0.4% and the authors' 3%."""
     crossing = crossover(frame)
     evidence = ("the curves do not cross inside the sweep" if crossing is None else
                 f"cuckoo's bits/key falls below bloom's at ε = {2 ** -crossing:.2%}"
@@ -131,7 +131,7 @@ def render(results: ResultSet) -> str | None:
         "Cuckoo against Bloom: each filter's bits/key against log2(1/ε) at its measured FPR, joined"
         " linearly between sweep points; the crossing is where cuckoo becomes the smaller. Ours is the"
         " standard cuckoo filter (b = 4, f = ⌈log2(1/ε)⌉ + 3, load"
-        f" {cuckoo_loads(built)} from the power-of-two bucket count), the filter seed 000's arithmetic"
+        f" {cuckoo_loads(built)} from the power-of-two bucket count), the filter the AMQ survey's arithmetic"
         " is about; the authors' 3% does not name its"
         " variant, and a smaller variant (their paper's semi-sorted buckets) would move the crossing"
         " to higher ε.",
