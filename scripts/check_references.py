@@ -40,7 +40,7 @@ SELF = {"scripts/check_references.py", "scripts/test_check_references.py"}
 SEGMENT = r"[A-Za-z0-9_.+-]+"
 # A path: segments joined by '/', not the tail of a longer word, an absolute path or a URL.
 PATH = re.compile(rf"(?<![\w/.:~$@<>{{}}*%\\-])((?:\.\./)*{SEGMENT}(?:/{SEGMENT})*/?)")
-# A document name in capitals: README.md, REFERENCE_NUMBERS.md.
+# A document name in capitals: README.md, NOTES.md.
 DOCUMENT = re.compile(r"(?<![\w/.:~$@<>{}*%-])([A-Z][A-Z0-9_]*\.md)\b")
 # Right after a token, these make it the start of a pattern or an expression, not a path.
 PATTERN_AFTER = re.compile(r"[<{*$%\[(\\]")

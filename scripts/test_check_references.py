@@ -61,10 +61,10 @@ def test_a_path_beside_the_file_resolves_from_its_folder(tmp_path):
 
 
 def test_leaving_the_repository_and_outside_documents_are_named(tmp_path):
-    write(tmp_path, "README.md", "Run ../shared/tools/side.sh; see REFERENCE_NUMBERS.md §2 and README.md.\n")
+    write(tmp_path, "README.md", "Run ../shared/tools/side.sh; see NOTES.md §2 and README.md.\n")
     assert check_references.dangling(tmp_path) == [
         "README.md:1: ../shared/tools/side.sh: outside the repository",
-        "README.md:1: REFERENCE_NUMBERS.md: no file of that name in the repository"]
+        "README.md:1: NOTES.md: no file of that name in the repository"]
 
 
 def test_in_tests_only_comments_and_docstrings_are_read(tmp_path):
