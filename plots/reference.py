@@ -55,7 +55,7 @@ CUCKOO_PAPER = ('cuckoo filter paper (Fan, Andersen, Kaminsky, Mitzenmacher, "Cu
 RSQF_PAPER = ('RSQF/CQF paper (Pandey, Bender, Johnson, Patro, "A General-Purpose Counting Filter: Making'
               ' Every Bit Count", SIGMOD 2017)')
 RIBBON_PAPER = ('Ribbon paper (Dillinger and Walzer, "Ribbon filter: practically smaller than Bloom and'
-                ' Xor", 2021) and RocksDB 7.8')
+                ' Xor", 2021) and RocksDB 7.8 measured here')
 ACF_PAPER = 'adaptive cuckoo filters (Mitzenmacher, Pontarelli, Reviriego, "Adaptive Cuckoo Filters", ALENEX 2018)'
 
 
@@ -255,14 +255,15 @@ FUSE4_OVERHEAD_PCT = Figure(8.0, FUSE_PAPER, "4-wise: within 8% of the lower bou
 FUSE_BUILD_SPEEDUP = Figure(2.0, FUSE_PAPER, "construction more than twice as fast as XOR's")
 CUCKOO_LOAD = Figure(0.95, CUCKOO_PAPER, "b = 4 reaches ~95% load")
 SEED000_TEXT = "the AMQ survey's text"  # the survey's prose, apart from its lab and tables
-# The AMQ survey solves (log2(1/ε) + 3)/0.95 < 1.44·log2(1/ε) for the standard filter (b = 4, f = log2(1/ε) + 3).
+# The AMQ survey solves (log2(1/ε) + 3)/0.95 < 1.44·log2(1/ε) for the standard filter (b = 4,
+# f = log2(1/ε) + 3).
 CROSSOVER_SEED000 = Figure(0.004, SEED000_TEXT, "cuckoo takes less space than space-optimal Bloom below ε ≈ 0.4%")
 # The authors' README does not say which variant; the paper's semi-sorted buckets take less space
 # than the standard filter, which would move the crossover up. Ours is the standard filter.
 CROSSOVER_AUTHORS = Figure(0.03, "the cuckoo filter authors' README (github.com/efficient/cuckoofilter)",
                            "less space than Bloom for false positive rates below 3%")
-# The AMQ survey's reading of its lab: "FPR is set by f alone (8 fingerprints probed, 2^-10 each), not by
-# table fullness".
+# The AMQ survey's reading of its lab: "FPR is set by f alone (8 fingerprints probed, 2^-10
+# each), not by table fullness".
 FPR_LOAD_FREE = Figure(1.0, SEED000_TEXT, "the FPR is set by f alone, not by table fullness")
 CUCKOO_THRESHOLD_SOURCE = ("two-choice cuckoo hashing with buckets of b slots: Cain, Sanders and Wormald (SODA 2007);"
                            " Fernholz and Ramachandran (SODA 2007)")
@@ -283,16 +284,19 @@ CUCKOO_THRESHOLDS = {
 RSQF_METADATA_BITS = Figure(2.125, RSQF_PAPER, "2.125 metadata bits per slot")
 # RocksDB 7.8's include/rocksdb/filter_policy.h, at NewRibbonFilterPolicy: "A new Bloom alternative
 # that saves about 30% space compared to Bloom filters" (10 Bloom-equivalent bits/key: "the same
-# 0.95% FP rate as Bloom filter but only using about 7 bits per key"); the Ribbon paper measures
-# the same saving in RocksDB.
-RIBBON_SAVING_PCT = Figure(30.0, RIBBON_PAPER, "RocksDB's Ribbon ~30% smaller than its Bloom at equal FPR")
+# 0.95% FP rate as Bloom filter but only using about 7 bits per key"); the RocksDB wiki ("RocksDB
+# Bloom Filter") says the same, "saving about 30% of Bloom filter space".
+ROCKSDB_RIBBON_DOCS = ("RocksDB 7.8's include/rocksdb/filter_policy.h (NewRibbonFilterPolicy) and the RocksDB"
+                       " wiki, \"RocksDB Bloom Filter\"")
+RIBBON_SAVING_PCT = Figure(30.0, ROCKSDB_RIBBON_DOCS, "RocksDB's Ribbon ~30% smaller than its Bloom at equal FPR")
 # The Ribbon paper puts standard Ribbon's overhead at a few percent for w = 64 to 128; RocksDB 7.8's
 # Standard128Ribbon measured here (SPACE["rocksdb_ribbon_1pct"]: 7.048 bits/key at FPR 0.997%) is
 # 7.048 / log2(1/0.00997) = 1.060 of the lower bound.
 RIBBON128_OVERHEAD_PCT = Figure(6.0, RIBBON_PAPER, "Standard128Ribbon ~6% over the lower bound")
 SEED001 = SUPPORT_OPTIMALITY  # the name plots/sections/adaptive.py imports
-# The Support Optimality paper, §1: "for the case of a repeated single query (|Q| = 1), static filters incur εn false
-# positives in expectation, whereas ... the Cuckooing ACF incurs O(log^4 n)". The O() has no
+# The Support Optimality paper, §1: "for the case of a repeated single query (|Q| = 1), static
+# filters incur εn false positives in expectation, whereas ... the Cuckooing ACF incurs
+# O(log^4 n)". The O() has no
 # stated constant; the report fixes it at the smallest n measured and judges the growth.
 SEED001_STATIC_EPS_N = Figure(1.0, SEED001, "a static filter incurs εn false positives on one query repeated n times")
 SEED001_CUCKOOING_POLYLOG = Figure(4.0, SEED001, "the Cuckooing ACF incurs O(log^4 n) on the same stream")
@@ -305,7 +309,8 @@ ACF_ONE_FALSE_POSITIVE = Figure(1.0, ACF_PAPER,
 # sketch on skewed Zipfian distributions".
 CQF_BEATS_COUNT_MIN = Figure(1.0, QF_ARTICLE_TEXT, "the CQF's counters outperform the Count-Min sketch on skewed"
                                            " (Zipfian) distributions")
-# The quotient filter article's comparison table, column "Memory Locality per Lookup": cache lines one lookup touches, by filter.
+# The quotient filter article's comparison table, column "Memory Locality per Lookup": cache lines
+# one lookup touches, by filter.
 # Bloom's is k (its record's hash_probes), so its figure is None here and read per row.
 @dataclass(frozen=True)
 class Locality:
