@@ -275,7 +275,8 @@ class LoadThreshold:
     claim: str  # "equal": the threshold itself; "at_least": only a bound is stated
 
 
-# Slots per bucket -> the load threshold of a table of that layout, as issue 11 states it.
+# Slots per bucket -> the load threshold of two-choice cuckoo hashing with buckets of that size, from
+# the papers CUCKOO_THRESHOLD_SOURCE names (issue 11 quoted them; for b = 8 only a bound is used).
 CUCKOO_THRESHOLDS = {
     2: LoadThreshold(0.897, "equal"),
     4: LoadThreshold(0.980, "equal"),
