@@ -66,7 +66,7 @@ struct FilterParams {
 //                 (static filters: the keys given), the FPR or fingerprint width, the max load.
 //                 Never read back from what was allocated, and without the rounding of a table
 //                 to a power of two or whole blocks, so the measured bits/key shows that
-//                 rounding - and a sizing bug - instead of repeating it. A static filter
+//                 rounding - and a sizing bug - instead of copying it. A static filter
 //                 built from no keys reports 0 (no keys, no bits per key), as the measurement.
 struct Theory {
   double fpr = 0.0;
@@ -187,7 +187,8 @@ concept HasStats = requires(const F& f, Stats& s) {
   { std::span<const StatSpec>(F::kStats) };
 };
 
-// The optional traits a suite file selects filters by (harness/filter_select.h):
+// The optional traits a suite file selects filters by (its selector keys `fixed_width` and
+// `library`; README.md, "The suite"):
 //   kFixedWidth  true when the fingerprint width is part of the type (cuckoo12, xor8), so
 //                --fpr does not change the filter
 //   kLibrary     the production library a filter wraps ("leveldb", "rocksdb")

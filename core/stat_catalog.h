@@ -68,11 +68,13 @@ inline constexpr StatSpec kProbesToEmptyMeanKnuth{
     "linear-probing theory for probes_to_empty_mean: (1 + 1/(1 - alpha)^2) / 2; null at alpha = 1"};
 inline constexpr StatSpec kOffsetMax{"offset_max", "integer", "slots",
                                      "RSQF, CQF: largest block offset"};
-inline constexpr StatSpec kBitsPerKeySeed002{"bits_per_key_seed002_formula", "number", "bits/key",
-                                             "seed 002's (r + metadata bits) / alpha"};
+inline constexpr StatSpec kBitsPerKeySeed002{
+    "bits_per_key_seed002_formula", "number", "bits/key",
+    "(r + metadata bits) / alpha, the formula of the wiki article \"Quotient Filter\""};
 inline constexpr StatSpec kBitsPerKeySeed000{
     "bits_per_key_seed000_formula", "number", "bits/key",
-    "seed 000's (log2(n/load) + r + 3) / load, with log2(n/load) = q"};
+    "(log2(n/load) + r + 3) / load with log2(n/load) = q, the formula of the AMQ survey "
+    "(\"Approximate Membership Filters: Cuckoo, Quotient, XOR, Binary Fuse\")"};
 
 // Ribbon with fractional result bits (RocksDB's Standard128Ribbon, ribbon_frac): blocks at the
 // front keep one column fewer than the rest.

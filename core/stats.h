@@ -32,11 +32,12 @@ inline Interval WilsonInterval(std::size_t successes, std::size_t trials, double
   return WilsonIntervalAt(double(successes) / double(trials), double(trials), z);
 }
 
-// Kish's effective number of independent draws behind a ratio whose queries come in clusters
-// that may answer alike: (sum m)^2 / sum m^2 for m queries per cluster, given the two sums.
-// A static filter answers every query of a flow the same way, so the flows, not the queries,
-// are its independent draws, and this is exact for it; an adaptive filter's repeats agree
-// less often, so for it the interval is conservative (wider than it need be), never too narrow.
+// Kish's effective number of independent draws behind a ratio whose queries come in clusters that
+// may answer alike: (sum m)^2 / sum m^2 for m queries per cluster, given the two sums. A static
+// filter answers every query of a flow the same way, so the flows, not the queries, are its
+// independent draws, and this is exact for it; an adaptive filter's answers to a flow's later
+// queries agree less often, so for it the interval is conservative (wider than it need be), never
+// too narrow.
 inline double EffectiveDraws(double queries, double sum_of_squares) {
   return sum_of_squares > 0 ? queries * queries / sum_of_squares : 0.0;
 }

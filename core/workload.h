@@ -17,7 +17,7 @@ struct Workload {
   nlohmann::ordered_json parameters;    // recorded in every result record as `workload`
   std::vector<std::uint64_t> keys;      // distinct members, in insertion order
   std::vector<std::uint64_t> negatives; // distinct non-members (never in keys)
-  std::vector<std::uint64_t> queries;   // optional stream; may repeat keys
+  std::vector<std::uint64_t> queries;   // optional stream; a key may occur more than once
   std::vector<std::uint8_t> query_is_member;  // same length as queries: 1 if in keys
 };
 

@@ -3,7 +3,8 @@
 //   M. Mitzenmacher, S. Pontarelli, P. Reviriego, "Adaptive Cuckoo Filters", ALENEX 2018;
 //   ACM JEA 25, 2020: the Cyclic ACF (hash-selector bits) and the Swapping ACF.
 //   T. Kopelowitz, S. McCauley, E. Porat, "Support Optimality and Adaptive Cuckoo Filters",
-//   WADS 2021 (17th Algorithms and Data Structures Symposium; seed 001): the Cuckooing ACF,
+//   WADS 2021 (17th Algorithms and Data Structures Symposium; "the Support Optimality
+//   paper" below and in the report): the Cuckooing ACF,
 //   and the definitions followed here.
 //
 // Every variant is a cuckoo hash table of d tables x N buckets x b slots, each slot `bits`
@@ -39,15 +40,15 @@
 // new false-positive flows. Letting each pushed element take any free slot of its own, as an
 // insert does, shortens the chain (a free slot among 3 tables: ~14% per step).
 //
-// Why acf_cuckooing_2x4: seed 001 defines the Cuckooing ACF for any b (a moved element takes an
-// empty slot of its next bin, else pushes out one of the bin's elements), but the k x 1 layout
-// above is the only one the comparison with Cyclic and Swapping measured. This one has
-// acf_swapping's 2 x 4 geometry, so the two fixes meet at the same slots, bits and probes per
-// query (d b = 8: twice the 4 x 1 layouts' static FPR at the same f). The evicted occupant is
-// drawn at random (seeded), as an insert's random walk draws it: a fixed choice (say slot 0)
-// makes the chain deterministic, so a loop once entered repeats until max_moves; a random one
-// lets the walk leave it. The chain ends at the first bucket with a free slot. Its table count
-// is fixed at 2 (as acf_swapping's; d b must stay within kMaxCandidates).
+// Why acf_cuckooing_2x4: the Support Optimality paper defines the Cuckooing ACF for any b (a moved
+// element takes an empty slot of its next bin, else pushes out one of the bin's elements), but the
+// k x 1 layout above is the only one the comparison with Cyclic and Swapping measured. This one has
+// acf_swapping's 2 x 4 geometry, so the two fixes meet at the same slots, bits and probes per query
+// (d b = 8: twice the 4 x 1 layouts' static FPR at the same f). The evicted occupant is drawn at
+// random (seeded), as an insert's random walk draws it: a fixed choice (say slot 0) makes the chain
+// deterministic, so a loop once entered goes round until max_moves; a random one lets the walk leave
+// it. The chain ends at the first bucket with a free slot. Its table count is fixed at 2 (as
+// acf_swapping's; d b must stay within kMaxCandidates).
 //
 // Theory, load alpha = stored / slots, a fingerprint range of R nonzero values:
 //   FPR (static)  = 1 - (1 - 1/R)^(d b alpha)  ~ d b alpha / 2^f,  R = 2^f - 1 for the

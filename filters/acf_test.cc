@@ -199,34 +199,36 @@ TYPED_TEST(AcfEveryKind, RepeatedFalsePositivesFall) {
 
 // Asked again right after it was fixed, a false positive recurs only with the probability the
 // papers give: the fixed slot collides again with probability 1/R under its new state (new
-// selector, new position, or the occupant that moved in), so the repeat rate is about
+// selector, new position, or the occupant that moved in), so the recurrence rate is about
 // fixed_slots / R plus nothing else. Counted over the first 3000 false positives.
 template <class F>
-void ExpectFixesStick(double repeat_probability_per_fix) {
+void ExpectFixesStick(double recurrence_probability_per_fix) {
   F filter(Geometry(8, 6));
   Fill(filter, 6);
   const auto flows = UniformKeys(6, KeyStream::kNonMembers, 400000);
-  std::size_t fixed_queries = 0, repeats = 0, fixes = 0;
+  std::size_t fixed_queries = 0, recurrences = 0, fixes = 0;
   for (std::uint64_t q : flows) {
     const auto first = filter.query_and_adapt(q);
     if (first.answer != AcfAnswer::kFalsePositive) continue;
     ++fixed_queries;
     fixes += first.fixed;
-    repeats += filter.contains(q);
+    recurrences += filter.contains(q);
     if (fixed_queries == 3000) break;
   }
   ASSERT_EQ(fixed_queries, 3000u);
-  const Interval band = BinomialBand(fixes, repeat_probability_per_fix);
-  EXPECT_LE(double(repeats), band.high) << F::kName << ": " << repeats << " of " << fixed_queries;
-  EXPECT_GE(double(repeats), band.low) << F::kName << ": " << repeats << " of " << fixed_queries;
+  const Interval band = BinomialBand(fixes, recurrence_probability_per_fix);
+  EXPECT_LE(double(recurrences), band.high)
+      << F::kName << ": " << recurrences << " of " << fixed_queries;
+  EXPECT_GE(double(recurrences), band.low)
+      << F::kName << ": " << recurrences << " of " << fixed_queries;
 }
 
-TEST(AcfFixes, CyclicRepeatRateIsOneOverTheNextRange) {
+TEST(AcfFixes, CyclicRecurrenceRateIsOneOverTheNextRange) {
   ExpectFixesStick<AcfCyclic>(1.0 / 64);        // selector 1's range: 2^(8-2) codes
   ExpectFixesStick<AcfCyclicRanges>(1.0 / 32);  // selectors 1..3 own 2^(8-3) codes
 }
 
-TEST(AcfFixes, SwappingRepeatRateIsTwoSlotsOverTheRange) {
+TEST(AcfFixes, SwappingRecurrenceRateIsTwoSlotsOverTheRange) {
   // x moves within q's own bucket (q still probes it, 1/255) and the occupant y that comes
   // into x's old slot collides with probability 1/255 (times the bucket's ~95% occupancy).
   ExpectFixesStick<AcfSwapping>(1.95 / 255);
@@ -242,18 +244,18 @@ class AcfCuckooingLayouts : public ::testing::Test {};
 using CuckooingLayouts = ::testing::Types<AcfCuckooing, AcfCuckooing2x4>;
 TYPED_TEST_SUITE(AcfCuckooingLayouts, CuckooingLayouts, KindNames);
 
-TYPED_TEST(AcfCuckooingLayouts, RepeatRateIsNearZero) {
+TYPED_TEST(AcfCuckooingLayouts, RecurrenceRateIsNearZero) {
   TypeParam filter(Geometry(8, 6));
   Fill(filter, 6);
   const auto flows = UniformKeys(6, KeyStream::kNonMembers, 400000);
-  std::size_t fixed_queries = 0, repeats = 0;
+  std::size_t fixed_queries = 0, recurrences = 0;
   for (std::uint64_t q : flows) {
     if (filter.query_and_adapt(q).answer != AcfAnswer::kFalsePositive) continue;
     ++fixed_queries;
-    repeats += filter.contains(q);
+    recurrences += filter.contains(q);
   }
   ASSERT_GT(fixed_queries, 3000u);
-  EXPECT_LE(repeats, fixed_queries / 100) << repeats << " of " << fixed_queries;
+  EXPECT_LE(recurrences, fixed_queries / 100) << recurrences << " of " << fixed_queries;
   EXPECT_EQ(filter.CheckConsistency(), "");
 }
 

@@ -13,11 +13,11 @@
 // instead - w = floor(bytes / (4 d)) 32-bit counters per row - so it can stand beside another
 // counting structure (the counting quotient filter, filters/cqf.h) in the same memory.
 //
-// This is the plain sketch of the paper (no conservative update), the one seed 002's claim
-// ("the CQF outperforms the Count-Min sketch on skewed distributions") is measured against, as
-// in the CQF paper's §6 comparison. Counters saturate at 2^32 - 1 instead of wrapping, so the
-// estimate never drops below the truth. Not a filter: it answers counts, not membership, and
-// is not in filters/all.h.
+// This is the plain sketch of the paper (no conservative update), the one the claim of the wiki
+// article "Quotient Filter" ("the CQF outperforms the Count-Min sketch on skewed distributions") is
+// measured against, as in the CQF paper's §6 comparison. Counters saturate at 2^32 - 1 instead of
+// wrapping, so the estimate never drops below the truth. Not a filter: it answers counts, not
+// membership, and is not in filters/all.h.
 #pragma once
 
 #include <algorithm>

@@ -26,8 +26,8 @@
 //              the n stored ones); ~ alpha / 2^r with alpha = n / 2^q
 //   bits/key = (r + 2.125) / alpha per distinct fingerprint: the paper's CQF keeps the RSQF's
 //              layout and metadata and puts counters in remainder slots, so a set without
-//              repeats costs what the RSQF does (with repeats, counter slots raise alpha: used
-//              slots / 2^q is what load_factor() reports). theory() reports it at the requested
+//              duplicates costs what the RSQF does (with duplicates, counter slots raise alpha:
+//              used slots / 2^q is what load_factor() reports). theory() reports it at the requested
 //              load, (r + 2.125) / L: the power-of-two table and the overflow slots are the
 //              allocation's, which the measured (r + 2.125) S / n shows (S = all slots).
 // Sizing as the RSQF: --fpr eps: r = ceil(log2(1/eps)); --bits-per-key B: r = floor(B L -

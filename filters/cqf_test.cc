@@ -34,8 +34,8 @@ std::vector<FpCount> Entries(const F& f) {
   return out;
 }
 
-// Skewed workload: keys drawn from a small pool with a heavy head, so most inserts repeat a
-// key. Exact fingerprint counts are kept in a map; count(key) must equal the fingerprint's
+// Skewed workload: keys drawn from a small pool with a heavy head, so most inserts add a key
+// again. Exact fingerprint counts are kept in a map; count(key) must equal the fingerprint's
 // count (never below the key's own count), after every check point.
 // A twin with the portable paths forced (kPortable) takes the same operations: same bytes, same
 // answers.

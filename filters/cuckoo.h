@@ -6,7 +6,8 @@
 // 1 .. 2^f - 1). A key has two candidate buckets by partial-key cuckoo hashing: i1 from the
 // key's hash, i2 = i1 XOR hash(fp), so a fingerprint can move to its other bucket without the
 // key. m must be a power of two for the XOR to stay in range and be an involution. hash(fp) = 0
-// is mapped to 1 (as in the seed's lab) so the two buckets always differ. hash(fp) takes bits
+// is mapped to 1 (as in the cuckoo lab of the AMQ survey, "Approximate Membership Filters: Cuckoo,
+// Quotient, XOR, Binary Fuse") so the two buckets always differ. hash(fp) takes bits
 // 32.. of fp times an odd constant, so tables of up to 2^32 buckets get offsets that depend on
 // every fingerprint bit.
 //
@@ -20,9 +21,9 @@
 // The FPR formula treats the 2b probed slots as independent draws. For f >= 7 it matches
 // measurement to within 1%; for f = 4 .. 6 the measured FPR is 1-3% lower (measured with
 // 30,000 keys at load 0.916 and 2 * 10^6 negatives), so there it is an upper bound.
-// Sizing: --fpr eps gives f = ceil(log2(1/eps)) + ceil(log2(2b)) (the paper's and the seed's
-// rule); --bits-per-key B gives f = floor(B * max_load); --max-load L gives the smallest power
-// of two m with 4 m >= n / L (default L = 0.95). cuckoo8/12/16 fix f and ignore --fpr.
+// Sizing: --fpr eps gives f = ceil(log2(1/eps)) + ceil(log2(2b)) (the paper's and the AMQ survey's
+// rule); --bits-per-key B gives f = floor(B * max_load); --max-load L gives the smallest power of
+// two m with 4 m >= n / L (default L = 0.95). cuckoo8/12/16 fix f and ignore --fpr.
 //
 // Insert tries both buckets, then evicts a random fingerprint from a random one of the two
 // and pushes it to its alternate bucket, up to max_kicks evictions. When that fails the
@@ -65,7 +66,7 @@ constexpr std::string_view NameFor(int bits, int slots) {
 }  // namespace cuckoo_detail
 
 // kFixedBits = 0: the fingerprint width comes from FilterParams at run time (4 .. 32 bits).
-// kSlots: slots per bucket, b. The paper's and the seeds' filter has b = 4; b = 2 and 8 exist
+// kSlots: slots per bucket, b. The paper's and the AMQ survey's filter has b = 4; b = 2 and 8 exist
 // to set kicks against load beside the load thresholds known for two-choice cuckoo hashing with
 // buckets of b slots (the cuckoo_load experiment): about 0.897 for b = 2, 0.980 for b = 4 and
 // above 0.99 for b = 8 (Cain, Sanders and Wormald, SODA 2007; Fernholz and Ramachandran, SODA

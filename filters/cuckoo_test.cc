@@ -1,5 +1,5 @@
 // filters/cuckoo_test.cc - what the cuckoo filter promises beyond the conformance suite:
-// the seed's sizing rules, every fingerprint width, erase semantics, and clean failure.
+// the AMQ survey's sizing rules, every fingerprint width, erase semantics, and clean failure.
 #include <gtest/gtest.h>
 
 #include "filters/cuckoo.h"
@@ -14,8 +14,9 @@ namespace {
 
 using filter_tests::Params;
 
-// Seed 000's lab: n = 30,000, eps = 1%, b = 4, loads up to 0.94 -> f = 10, m = 8,192.
-TEST(Cuckoo, SizesLikeTheSeedLab) {
+// The lab of the AMQ survey ("Approximate Membership Filters: Cuckoo, Quotient, XOR, Binary
+// Fuse"): n = 30,000, eps = 1%, b = 4, loads up to 0.94 -> f = 10, m = 8,192.
+TEST(Cuckoo, SizesLikeTheSurveyLab) {
   const Cuckoo<0> filter(Params(30000, 0.01, 0.94));
   EXPECT_EQ(filter.fingerprint_bits(), 10);
   EXPECT_EQ(filter.buckets(), 8192u);

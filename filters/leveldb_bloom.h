@@ -24,7 +24,8 @@
 // bits mod 2^32, then reduced mod m. Measured here with ideal random 32-bit hashes and B = 10
 // (k = 6, classic 0.84%): 0.89% at n = 10^4, 1.45% at n = 10^5, 1.28% at n = 10^6; with delta
 // drawn independently of h the same scheme gives 0.84-0.86% at every n. LevelDB's own hash on
-// our keys measures the same (1.46% at n = 10^5), matching REFERENCE_NUMBERS (1.30% at 10^6).
+// our keys measures the same (1.46% at n = 10^5), matching LevelDB 1.23 itself (1.30% at 10^6,
+// 0.89% at 10^4: plots/reference.py, SPACE["leveldb_bloom"] and LEVELDB_BLOOM_10K).
 // Sizing: --bits-per-key B: NewBloomFilterPolicy(round(B)); --fpr eps: B = round(1.44
 // log2(1/eps)) (10 at 1%).
 #pragma once

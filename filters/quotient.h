@@ -1,6 +1,7 @@
 // filters/quotient.h - the classic quotient filter (M. A. Bender, M. Farach-Colton, R. Johnson,
 // R. Kraner, B. C. Kuszmaul, D. Medjedovic, P. Montes, P. Shetty, R. P. Spillane, E. Zadok,
-// "Don't Thrash: How to Cache Your Hash on Flash", PVLDB 5(11), 2012), as seed 002 describes it.
+// "Don't Thrash: How to Cache Your Hash on Flash", PVLDB 5(11), 2012), as the wiki article
+// "Quotient Filter" (the quotient filter article) describes it.
 //
 // Layout: a circular table of m = 2^q slots (indices mod 2^q, so nothing falls off the end and
 // the table can be filled completely). Each slot is r + 3 bits, bit-packed end to end: three
@@ -18,9 +19,10 @@
 //              (a negative key matches iff some stored fingerprint equals its q + r bits)
 //   bits/key = (r + 3) 2^q / n = (r + 3) / alpha. theory() reports it at the requested load,
 //              (r + 3) / L: the round-up of the table to a power of two is the allocation's,
-//              which the measured (r + 3) 2^q / n shows. seed 002 gives (r + 3) / alpha at the
-//              load reached (bits_per_key_seed002_formula).
-//   seed 000 instead counts log2(n / alpha) = q quotient bits per key: (q + r + 3) / alpha;
+//              which the measured (r + 3) 2^q / n shows. The quotient filter article gives
+//              (r + 3) / alpha at the load reached (bits_per_key_seed002_formula).
+//   The AMQ survey ("Approximate Membership Filters: Cuckoo, Quotient, XOR, Binary Fuse")
+//   instead counts log2(n / alpha) = q quotient bits per key: (q + r + 3) / alpha;
 //   add_stats reports it as bits_per_key_seed000_formula, beside the measured size.
 // Sizing: --fpr eps gives r = ceil(log2(1/eps)); --bits-per-key B gives r = floor(B L) - 3;
 // r is clamped to 2..32. --max-load L (default 0.9) gives the smallest q >= 1 with

@@ -53,7 +53,7 @@ TEST(QuotientFilter, SizingFollowsTheParameters) {
   EXPECT_EQ(a.size_in_bytes(), (2048u * 10 + 7) / 8);
 }
 
-// Random inserts (with repeats) and erases on small tables, where clusters are long and wrap
+// Random inserts (with duplicate keys) and erases on small tables, where clusters are long and wrap
 // around the end; after every step block the table must validate, stream exactly the multiset,
 // and hold every live key.
 void RandomOps(int q, int r, double fill, std::uint64_t seed) {
@@ -67,7 +67,7 @@ void RandomOps(int q, int r, double fill, std::uint64_t seed) {
     const std::uint64_t dice = rng.Next() % 100;
     const bool grow = live.size() < target && (dice < 55 || live.empty());
     if (grow) {
-      // a third of inserts repeat a key already inserted
+      // a third of inserts add a key already inserted
       const std::uint64_t key =
           (!pool.empty() && dice % 3 == 0) ? pool[rng.Next() % pool.size()] : rng.Next();
       pool.push_back(key);

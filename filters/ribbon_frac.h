@@ -32,8 +32,8 @@
 //   2 - 1/ln 2 - log2(2 ln 2) = 0.086 bits (at x = log2(2 ln 2) = 0.47), the price of mixing
 //   2^-lo and 2^-(lo+1) rather than a width in between. At 1%: lo = 6, q = 0.72, 7.056
 //   bits/key (ribbon: 7.35 at 0.78%; RocksDB 7.8's Standard128Ribbon measured 7.048 at 0.997%,
-//   REFERENCE_NUMBERS.md section 3). At a whole r*, q = 0 and the filter is `ribbon`'s, byte
-//   for byte (same slots, seeds and fingerprints).
+//   plots/reference.py, SPACE["rocksdb_ribbon_1pct"]). At a whole r*, q = 0 and the filter is
+//   `ribbon`'s, byte for byte (same slots, seeds and fingerprints).
 //   --bits-per-key B: r* = B / (1 + eps_w) and q = r* - lo (space is linear in q), so the
 //   formula gives B exactly and FPR = 2^-lo (1 - q/2).
 // The split is in whole blocks: u = round((1 - q) starts / w), so the share q' of starts in the

@@ -327,7 +327,7 @@ class RocksDbFilter {
     options.stats_persist_period_sec = 0;
     options.info_log_level = rocksdb::InfoLogLevel::WARN_LEVEL;
 
-    // SstFileWriter needs strictly increasing keys: sort the masked keys (dropping repeats,
+    // SstFileWriter needs strictly increasing keys: sort the masked keys (dropping duplicates,
     // which the contract excludes anyway) between the two sentinels.
     std::vector<std::uint64_t> masked(keys.begin(), keys.end());
     for (std::uint64_t& k : masked) k ^= f.mask_;

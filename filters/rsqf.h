@@ -13,7 +13,8 @@
 //              at the requested load, (r + 2.125) / L: the power-of-two table and the overflow
 //              slots are the allocation's, which the measured (r + 2.125) S / n shows (S = all
 //              slots, overflow included). add_stats also gives (r + 2.125) / alpha at the load
-//              reached (seed 002's) and seed 000's (q + r + 3) / alpha.
+//              reached (the quotient filter article's) and the AMQ survey's (q + r + 3) / alpha
+//              (plots/reference.py names both texts).
 // Sizing: --fpr eps gives r = ceil(log2(1/eps)); --bits-per-key B gives r = floor(B L - 2.125);
 // r in 2..32. --max-load L (default 0.95) gives the smallest q >= 6 with 2^q L >= n. Inserts
 // are accepted until a shift would pass the last overflow slot; such an insert is refused.

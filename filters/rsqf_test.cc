@@ -138,7 +138,7 @@ TEST(Rsqf, SizingFollowsTheParameters) {
   EXPECT_EQ(a.size_in_bytes(), (2048u + 192u) / 64 * (17 + 8 * 7));
 }
 
-// Random inserts (a third repeat earlier keys) and erases, checked against a multiset of
+// Random inserts (a third add earlier keys again) and erases, checked against a multiset of
 // fingerprints after every few steps, with the debug validator.
 // A twin with the portable paths forced (kPortable) takes the same operations and must hold
 // the same bytes and give the same answers: the word moves, the word run-start scan and the

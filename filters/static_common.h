@@ -38,7 +38,7 @@ inline std::uint64_t AttemptSeed(std::uint64_t seed, int attempt) {
   return SpreadSeed(SpreadSeed(seed) + static_cast<std::uint64_t>(attempt));
 }
 
-// A sorted copy without repeats. Only called after a failed attempt: a repeated key is a
+// A sorted copy without duplicates. Only called after a failed attempt: a repeated key is a
 // repeated equation, which no seed can peel (or, in Ribbon, a redundant row), and a sort of
 // every input up front would cost more than the whole binary fuse construction.
 inline std::vector<std::uint64_t> DistinctKeys(std::span<const std::uint64_t> keys) {

@@ -46,7 +46,7 @@ MARKERS = "osD^vP*Xh<>p"
 
 
 def _styles(names) -> dict:
-    """A colour and marker per filter, distinct for up to 20 filters (tab10 repeats after 10)."""
+    """A colour and marker per filter, distinct for up to 20 filters (tab10 cycles after 10)."""
     colours = plt.get_cmap("tab20").colors
     return {name: {"color": colours[i % 20], "marker": MARKERS[i % len(MARKERS)]}
             for i, name in enumerate(sorted(names))}

@@ -21,7 +21,7 @@ What a field is comes from the one field table, harness/run/schema.cc, through r
     equal; floats equal to a relative 1e-9 (--float-rel-tol), so a last-bit difference of a
     libm call or of FMA contraction in another build is not a changed filter. At different
     seeds only FPRs are compared, each by the 95% interval its record carries (fpr_ci_low,
-    fpr_ci_high: harness/schema.cc says over which draws, distinct non-members for the filters
+    fpr_ci_high: harness/run/schema.cc says over which draws, distinct non-members for the filters
     kind, effective flows for the adaptive kinds, where a flow asked ten times is one draw): a
     difference when the two runs' intervals are disjoint (higher: worse; lower: better). No
     interval is recomputed here from query counts, whose queries may repeat. A record whose FPR

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Draws the charts a suite lists for result files, as PNG beside each file.
 
-    /usr/bin/python3 plots/make_plots.py [--suite suites/default.toml] results/space.json [more ...]
+    /usr/bin/python3 plots/make_plots.py [--suite suites/default.toml] results/space.jsonl [more ...]
 
 A file's experiment id is its name without the extension; it gets <id>_<chart>.png for each
 chart the suite lists for that experiment (none when it lists none). plots/report.py draws the

@@ -274,7 +274,8 @@ def test_fingerprint_width_verdict_follows_the_first_failures(tmp_path):
     ])
     results = result_set(results_dir(tmp_path))
     cuckoo_load.width_checks(results, frame)
-    width = "cuckoo filter paper (Fan, Andersen, Kaminsky, Mitzenmacher; REFERENCE_NUMBERS.md §5): once f"
+    width = ('cuckoo filter paper (Fan, Andersen, Kaminsky, Mitzenmacher, "Cuckoo Filter: Practically Better'
+             ' Than Bloom", CoNEXT 2014): once f')
     assert verdict_of(results, width) == stats.REPRODUCED
     assert verdict_of(results, "b = 4 reaches ~95% load, f = 8") == stats.REPRODUCED
     frame.loc[0, "first_failure_load"] = 0.90
@@ -296,7 +297,8 @@ def test_short_fingerprints_are_judged_against_the_long_widths_median(tmp_path):
             dict(filter=f"cuckoo{f}", slots_per_bucket=4, fingerprint_bits=f, buckets=262144, load_factor=0.97,
                  insert_failures=5, first_failure_load=load) for f, load in widths])
 
-    short = "cuckoo filter paper (Fan, Andersen, Kaminsky, Mitzenmacher; REFERENCE_NUMBERS.md §5): short"
+    short = ('cuckoo filter paper (Fan, Andersen, Kaminsky, Mitzenmacher, "Cuckoo Filter: Practically Better'
+             ' Than Bloom", CoNEXT 2014): short')
     for load, expected in ((0.947, stats.REPRODUCED), (0.958, stats.CONTRADICTED), (None, stats.NOT_MEASURED)):
         results = result_set(results_dir(tmp_path))
         cuckoo_load.width_checks(results, frame(load))

@@ -1,7 +1,7 @@
 """The formulas measurements are set against: each family's bits/key as a function of the FPR it
 reaches (the curves the charts draw), and the FPR and geometry formulas the sections check.
 
-The formulas are the ones in the filters' headers and REFERENCE_NUMBERS.md §1.
+The formulas are the ones in the filters' headers, each with the paper it comes from.
 """
 
 from __future__ import annotations

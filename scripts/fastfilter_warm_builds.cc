@@ -12,7 +12,7 @@
 // constructor, which allocates the table, runs before the clock, as in bulk-insert-and-query),
 // our whole build() (allocation included) or insert loop (table allocated before the clock); its
 // lookups through an out-of-line call to Contain (bulk-insert-and-query's CONTAIN_ATTRIBUTES is
-// noinline), ours through contains() inlined into the loop (harness/cell/kernels.h). Lookups repeat
+// noinline), ours through contains() inlined into the loop (harness/cell/kernels.h). Lookups run
 // over n members and over n non-members of one filter per side, built once, after a check that
 // each side finds every member. Our cuckoo12 has a power-of-two bucket count, FastFilter's
 // Cuckoo12 does not: their loads are close at n = 10^6 (0.954 and 0.94), not at every N (the

@@ -12,7 +12,7 @@
 #   scripts/fuzz.sh 600 suite_fuzz           one target for ten minutes
 #   AMQ_FUZZ_RUNS=1000000 scripts/fuzz.sh    each target for 10^6 executions instead of a time
 # Installs nothing: ./run_tests.sh installs clang with the other packages. Runs are seeded
-# (-seed=1): from the same corpus, an AMQ_FUZZ_RUNS run repeats itself.
+# (-seed=1): from the same corpus, an AMQ_FUZZ_RUNS run is reproducible.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${AMQ_FUZZ_BUILD_DIR:-$root/build-fuzz}"

@@ -10,7 +10,7 @@
 // Addresses. IPv4: 300 /16 prefixes from the unicast space (no 0/8, 10/8, 127/8, multicast or
 // reserved), client and server prefixes each picked by Zipf(1) popularity; within a prefix the
 // client is one of 65534 hosts and the server one of 256, again by Zipf(1), so busy hosts open
-// many flows (source and address-pair keys repeat, as in real traces). IPv6 (a fraction of the
+// many flows (source and address-pair keys recur, as in real traces). IPv6 (a fraction of the
 // flows): 100 /48s under 2000::/3 likewise, clients with random-looking interface ids, servers
 // with small ones (::1 .. ::ff).
 //

@@ -170,8 +170,8 @@ std::uint64_t RocksDbKeyHash(std::uint64_t key, std::uint64_t mask);
 // (65 keys per base): what a hash with poor avalanche puts in neighbouring buckets.
 std::vector<std::uint64_t> OneBitNeighbours(std::size_t bases, std::uint64_t seed);
 
-// Every key differing from one of `bases` in exactly two bits (2016 per base), repeats and
-// the bases' one-bit neighbours left out: the non-members closest to a OneBitNeighbours set,
+// Every key differing from one of `bases` in exactly two bits (2016 per base), duplicates
+// and the bases' one-bit neighbours left out: the non-members closest to a OneBitNeighbours set,
 // which a hash with poor avalanche confuses with its members.
 std::vector<std::uint64_t> TwoBitNeighbours(const std::vector<std::uint64_t>& bases);
 

@@ -8,9 +8,9 @@
 // with the ranks given to the pool's keys by a seeded permutation (so a structured key order,
 // e.g. sequential keys, does not make rank 1 the smallest key).
 //
-// Adversarial repeats: the negative queries draw from only D distinct non-members, so the same
-// keys come back again and again - the stream that separates adaptive filters, which fix a
-// false positive once, from the rest, which pay for it on every repeat.
+// Repeated negatives (adversarial): the negative queries draw from only D distinct non-members,
+// so the same keys come back again and again - the stream that separates adaptive filters, which
+// fix a false positive once, from the rest, which pay for it every time the key comes back.
 //
 // Churn: a dynamic filter held at a steady load. First `resident` members are inserted; then
 // each round erases a random resident key, inserts a random non-resident member (possibly one

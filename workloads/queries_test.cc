@@ -1,6 +1,6 @@
 // workloads/queries_test.cc - the Zipf sampler against its exact distribution (chi-square with a
 // bound from the chi-square distribution itself), query mixes with exact positive counts and
-// exact membership flags, adversarial repeats, and churn schedules.
+// exact membership flags, repeated negatives (adversarial), and churn schedules.
 #include "workloads/queries.h"
 
 #include <gtest/gtest.h>

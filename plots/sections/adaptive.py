@@ -55,8 +55,8 @@ def grid(results: ResultSet, experiment_id: str) -> list[str]:
         f" per slot ({geometry}); each A/S value draws its own flows. FPR is over all trials' queries, with its 95%"
         " Wilson interval over *flows*, not queries: a static filter answers every query of a flow"
         " alike, so a flow is one draw (the interval is taken at Kish's effective number of flows,"
-        " (Σm)²/Σm² for m queries per flow; for an adaptive filter, whose repeats agree less, it is"
-        " conservative). The static theory is 1 − (1 − 2^−f)^(d·b·α).",
+        " (Σm)²/Σm² for m queries per flow; for an adaptive filter, whose answers to a flow's"
+        " later queries agree less, it is conservative). The static theory is 1 − (1 − 2^−f)^(d·b·α).",
     ]
     for (bits, qpf), panel in cells.groupby(["bits_per_slot", "queries_per_flow"]):
         rows = []

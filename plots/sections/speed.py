@@ -56,8 +56,9 @@ def against_fastfilter(results: ResultSet, key, native, native_static) -> list[s
     if operation == "build":
         # FastFilter times one pass without a warm-up, but its allocator keeps pages the filters
         # run before it touched, so its figure lies between a cold and a warm build, and where
-        # depends on its run order (REFERENCE_NUMBERS.md §2: a binary fuse build 100 ns/key
-        # alone, 44 after another filter). Both of ours are shown beside it, neither judged.
+        # depends on its run order (a binary fuse build 100 ns/key alone, 44 after another filter:
+        # plots/reference.py, FASTFILTER_FUSE_BUILD_ALONE and FASTFILTER_FUSE_BUILD_AFTER). Both
+        # of ours are shown beside it, neither judged.
         ratios = [f"{summary.loc[k, 'median'] / ref.median_ns:.2f} {what}"
                   for k, summary, what in ((key, native, "warm"), ((name, "build_cold"), native_static, "cold"))
                   if summary is not None and k in summary.index]
@@ -110,7 +111,7 @@ def static_builds(results: ResultSet, portable: pd.DataFrame | None, native: pd.
         "Static filters built on fresh memory (cold: page faults included) and on memory a previous"
         " build touched (warm). FastFilter's figure is one pass per filter without a warm-up: cold"
         " in that sense, though its allocator may hold pages an earlier filter touched (a binary fuse"
-        " build measured 100 ns/key alone and 44 after another filter, REFERENCE_NUMBERS.md §2): it"
+        " build measured 100 ns/key alone and 44 after another filter in FastFilter's benchmark): it"
         " lies between the two, where depending on the filters its benchmark ran before, so the table"
         " above gives ours warm and cold over it and judges neither. The side-by-side run of issue 13"
         " times both benchmarks in one window.",
@@ -152,7 +153,7 @@ def render(results: ResultSet) -> str | None:
         " runs at the CQF's configuration (r = 8, load 0.477 at 10^6 keys). Rows whose"
         " FastFilter variant is another configuration (Bloom's k and bits/key, the blocked Bloom's"
         " block size) stand beside it unjudged, marked not like for like with the difference;"
-        " REFERENCE_NUMBERS.md §2 has no like variant for them. These VMs are shared and timings"
+        " FastFilter's benchmark has no like variant for them. These VMs are shared and timings"
         " move by up to 2× between runs: read the ratios as a level. Of"
         f" {len(verdicts)} judged: "
         + ", ".join(f"{n} {v}" for v, n in tally.items()) + ".",
