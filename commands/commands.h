@@ -18,5 +18,6 @@ int SuiteCommand(const Args& args);   // commands/suite_command.cc: run a suite 
 int MergeCommand(const Args& args);   // commands/suite_command.cc: join --shard outputs
 int MachineCommand(const Args& args); // commands/machine_command.cc: this host's latency and bandwidth
 int CompareCommand(const Args& args); // commands/compare_command.cc: two runs, cell by cell
+int TheoryCommand(const Args& args);  // commands/theory_command.cc: theory formulas as JSON
 
 }  // namespace amq

@@ -93,6 +93,7 @@
 
 #include "filters/bit_packed.h"
 #include "filters/remote_store.h"
+#include "filters/theory_formulas.h"
 #include "core/filter.h"
 #include "core/stat_catalog.h"
 #include "core/hashing.h"
@@ -346,15 +347,16 @@ class AdaptiveCuckoo {
   Theory theory() const {
     double log_miss = 0;
     for (int r = 0; r < ranges(); ++r) {
-      log_miss += ProbesPerQuery() * (double(per_range_[r]) / slots_.size()) *
-                  std::log1p(-1.0 / double(size_[r]));
+      log_miss += FingerprintMissLog(ProbesPerQuery(), double(per_range_[r]) / slots_.size(),
+                                     double(size_[r]));
     }
-    return {-std::expm1(log_miss), bits_ / max_load_};  // at the sized-for load, not at alpha
+    // At the sized-for load, not at alpha.
+    return {-std::expm1(log_miss), TableBitsPerKey(bits_, max_load_)};
   }
 
   // The FPR before any adaptation: every stored slot in range 0 (selector 0).
   double static_fpr_theory() const {
-    return -std::expm1(ProbesPerQuery() * load_factor() * std::log1p(-1.0 / double(size_[0])));
+    return FingerprintMatchFpr(ProbesPerQuery(), load_factor(), double(size_[0]));
   }
 
   // The statistics add_stats reports (core/filter.h); the adapt_* kinds' trials carry them

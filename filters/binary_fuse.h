@@ -40,6 +40,7 @@
 #include <vector>
 
 #include "filters/static_common.h"
+#include "filters/theory_formulas.h"
 #include "core/batched.h"
 #include "core/filter.h"
 #include "core/stat_catalog.h"
@@ -71,8 +72,7 @@ inline Geometry GeometryFor(std::size_t n, int arity) {
                                : static_cast<int>(std::floor(log_n / std::log(2.91) - 0.5));
   Geometry g;
   g.segment_length = 1u << std::clamp(shift, 0, 18);
-  g.formula_factor = arity == 3 ? std::max(1.125, 0.875 + 0.25 * std::log(1e6) / log_n)
-                                : std::max(1.075, 0.77 + 0.305 * std::log(600000.0) / log_n);
+  g.formula_factor = BinaryFuseSizeFactor(n, arity);
   const auto capacity =
       static_cast<std::size_t>(std::llround(static_cast<double>(n) * g.formula_factor));
   const std::size_t segments = (capacity + g.segment_length - 1) / g.segment_length;
@@ -174,7 +174,7 @@ class BinaryFuse {
 
   // The paper's size factor at n times k, whatever the segments rounded the array to.
   Theory theory() const {
-    return {std::ldexp(1.0, -bits_), keys_ ? formula_factor_ * bits_ : 0.0};
+    return {FingerprintFpr(bits_), keys_ ? BinaryFuseBitsPerKey(formula_factor_, bits_) : 0.0};
   }
 
   // The statistics add_stats reports (core/filter.h).

@@ -27,6 +27,7 @@
 #include <immintrin.h>
 #endif
 
+#include "filters/theory_formulas.h"
 #include "core/batched.h"
 #include "core/filter.h"
 #include "core/stat_catalog.h"
@@ -42,36 +43,10 @@ class BlockedBloom {
       "--bits-per-key B: 512-bit blocks = ceil(n B / 512); --fpr eps: smallest B whose theory "
       "FPR <= eps; k = 8 (one bit per 64-bit word of the block)";
 
-  static double TheoryFpr(double keys_per_block) {
-    if (keys_per_block <= 0) return 0.0;
-    // Sum the Poisson mixture in log space so large lambda does not underflow e^-lambda.
-    const double lambda = keys_per_block;
-    const int last = static_cast<int>(lambda + 12 * std::sqrt(lambda) + 40);
-    double fpr = 0;
-    for (int j = 0; j <= last; ++j) {
-      const double log_p = j * std::log(lambda) - lambda - std::lgamma(j + 1.0);
-      fpr += std::exp(log_p) * std::pow(1.0 - std::pow(1.0 - 1.0 / 64, j), 8);
-    }
-    return fpr;
-  }
-
-  // The scan costs up to 25,500 Poisson sums: a benchmark that constructs a small filter per
-  // iteration (untimed, but its wall time) spent minutes in it. The last answer is kept per
-  // thread, so repeated constructions at one target scan once, with the very same result.
-  static double BitsPerKeyFor(double fpr) {
-    thread_local double last_fpr = -1, last_bits = 0;
-    if (fpr == last_fpr) return last_bits;
-    double bits = 1.0;
-    while (bits < 256 && TheoryFpr(512.0 / bits) > fpr) bits += 0.01;
-    last_fpr = fpr;
-    last_bits = bits;
-    return bits;
-  }
-
   explicit BlockedBloom(const FilterParams& p)
       : seed_(SpreadSeed(p.seed)),
         bits_per_key_target_(p.bits_per_key > 0 ? p.bits_per_key
-                                                 : BitsPerKeyFor(p.fpr_or_default())) {
+                                                 : BlockedBloomBitsPerKeyFor(p.fpr_or_default())) {
     const double bits = std::ceil(bits_per_key_target_ * static_cast<double>(p.capacity));
     blocks_.assign(std::max<std::size_t>(1, static_cast<std::size_t>((bits + 511) / 512)),
                    Block{});
@@ -122,7 +97,7 @@ class BlockedBloom {
   }
 
   Theory theory() const {
-    return {TheoryFpr(static_cast<double>(keys_) / block_count_), bits_per_key_target_};
+    return {BlockedBloomFpr(static_cast<double>(keys_) / block_count_), bits_per_key_target_};
   }
 
   // The statistics add_stats reports (core/filter.h).

@@ -20,6 +20,7 @@
 #include <span>
 #include <vector>
 
+#include "filters/theory_formulas.h"
 #include "core/batched.h"
 #include "core/filter.h"
 #include "core/stat_catalog.h"
@@ -37,8 +38,7 @@ class Bloom {
   explicit Bloom(const FilterParams& p)
       : seed_(SpreadSeed(p.seed)),
         bits_per_key_target_(p.bits_per_key > 0 ? p.bits_per_key
-                                                 : std::log2(1.0 / p.fpr_or_default()) /
-                                                       std::log(2.0)) {
+                                                 : BloomBitsPerKey(p.fpr_or_default())) {
     const double wanted_bits = std::ceil(bits_per_key_target_ * static_cast<double>(p.capacity));
     const std::size_t words = std::max<std::size_t>(1, (static_cast<std::size_t>(wanted_bits) + 63) / 64);
     words_.assign(words, 0);
@@ -83,9 +83,8 @@ class Bloom {
   }
 
   Theory theory() const {
-    const double n = static_cast<double>(keys_);
-    const double m = static_cast<double>(bits_);
-    return {std::pow(1.0 - std::exp(-probes_ * n / m), probes_), bits_per_key_target_};
+    return {BloomFpr(probes_, static_cast<double>(keys_), static_cast<double>(bits_)),
+            bits_per_key_target_};
   }
 
   // The statistics add_stats reports (core/filter.h).

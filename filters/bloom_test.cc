@@ -35,14 +35,14 @@ TEST(Bloom, SizedFromBitsPerKey) {
 TEST(BlockedBloom, TheoryIsMonotoneAndSizingMeetsTheTarget) {
   double previous = 1.0;
   for (double bits = 4; bits <= 24; bits += 2) {
-    const double fpr = BlockedBloom::TheoryFpr(512.0 / bits);
+    const double fpr = BlockedBloomFprAtBitsPerKey(bits);
     EXPECT_LT(fpr, previous);
     previous = fpr;
   }
   for (double target : {0.05, 0.01, 0.001}) {
-    const double bits = BlockedBloom::BitsPerKeyFor(target);
-    EXPECT_LE(BlockedBloom::TheoryFpr(512.0 / bits), target);
-    EXPECT_GT(BlockedBloom::TheoryFpr(512.0 / (bits - 0.02)), target);
+    const double bits = BlockedBloomBitsPerKeyFor(target);
+    EXPECT_LE(BlockedBloomFprAtBitsPerKey(bits), target);
+    EXPECT_GT(BlockedBloomFprAtBitsPerKey(bits - 0.02), target);
     // Blocking costs space: more than a classic Bloom filter of the same FPR.
     EXPECT_GT(bits, std::log2(1.0 / target) / std::log(2.0));
   }

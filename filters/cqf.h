@@ -51,6 +51,7 @@
 #include <utility>
 
 #include "filters/rsqf_core.h"
+#include "filters/theory_formulas.h"
 #include "core/filter.h"
 #include "core/stat_catalog.h"
 #include "core/hashing.h"
@@ -215,9 +216,9 @@ class BasicCqf {
   int remainder_bits() const { return core_.r(); }
 
   Theory theory() const {
-    const double n = static_cast<double>(entries_);
-    return {std::ldexp(n, -(core_.q() + core_.r())),
-            (core_.r() + Core::kMetadataBitsPerSlot) / max_load_};  // at L, not at alpha
+    // Bits/key at L, not at alpha.
+    return {CqfFpr(static_cast<double>(entries_), core_.q(), core_.r()),
+            QuotientBitsPerKey(core_.r(), Core::kMetadataBitsPerSlot, max_load_)};
   }
 
   std::pair<std::uint64_t, std::uint64_t> Fingerprint(std::uint64_t key) const {
@@ -309,8 +310,10 @@ class BasicCqf {
     s.put("stretch_length_mean", sh.stretches ? static_cast<double>(sh.used) / sh.stretches : 0.0);
     s.put("stretch_length_max", sh.stretch_max);
     s.put("offset_max", sh.offset_max);
-    s.put("bits_per_key_seed002_formula", n > 0 ? (core_.r() + 2.125) / alpha : 0.0);
-    s.put("bits_per_key_seed000_formula", n > 0 ? (core_.q() + core_.r() + 3) / alpha : 0.0);
+    s.put("bits_per_key_seed002_formula",
+          n > 0 ? QuotientBitsPerKey(core_.r(), Core::kMetadataBitsPerSlot, alpha) : 0.0);
+    s.put("bits_per_key_seed000_formula",
+          n > 0 ? QuotientSeed000BitsPerKey(n, core_.r(), alpha) : 0.0);
   }
 
   // Core invariants plus: every run decodes into entries with strictly increasing remainders

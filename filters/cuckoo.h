@@ -44,6 +44,7 @@
 #include <vector>
 
 #include "filters/bit_packed.h"
+#include "filters/theory_formulas.h"
 #include "core/batched.h"
 #include "core/filter.h"
 #include "core/stat_catalog.h"
@@ -99,17 +100,14 @@ class Cuckoo {
     } else {
       const int f = p.bits_per_key > 0
                         ? static_cast<int>(std::floor(p.bits_per_key * MaxLoadOf(p)))
-                        : static_cast<int>(std::ceil(std::log2(1.0 / p.fpr_or_default()))) + 3;
+                        : CuckooFingerprintBitsFor(p.fpr_or_default(), kSlotsPerBucket);
       return std::clamp(f, 4, 32);
     }
   }
 
   // The smallest power of two m (at least 2: two distinct candidate buckets) with b m >= n / L.
   static std::uint64_t BucketsFor(const FilterParams& p) {
-    const double min_slots = std::ceil(static_cast<double>(p.capacity) / MaxLoadOf(p));
-    std::uint64_t buckets = 2;
-    while (static_cast<double>(buckets * kSlotsPerBucket) < min_slots) buckets *= 2;
-    return buckets;
+    return CuckooBucketsFor(static_cast<double>(p.capacity), MaxLoadOf(p), kSlotsPerBucket, 2);
   }
 
   explicit Cuckoo(const FilterParams& p) : Cuckoo(p, BucketsFor(p)) {}
@@ -196,10 +194,9 @@ class Cuckoo {
   std::uint64_t buckets() const { return bucket_mask_ + 1; }
 
   Theory theory() const {
-    const double alpha = load_factor();
-    const double per_slot = 1.0 / (std::ldexp(1.0, fingerprint_bits_) - 1.0);
-    const double fpr = -std::expm1(2.0 * kSlotsPerBucket * alpha * std::log1p(-per_slot));
-    return {fpr, fingerprint_bits_ / max_load_};  // f / L at the requested load, not f / alpha
+    // f / L at the requested load, not f / alpha.
+    return {CuckooFpr(fingerprint_bits_, load_factor(), kSlotsPerBucket),
+            TableBitsPerKey(fingerprint_bits_, max_load_)};
   }
 
   // The statistics add_stats reports (core/filter.h).

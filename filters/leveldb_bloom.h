@@ -44,6 +44,7 @@
 #include <string_view>
 #include <vector>
 
+#include "filters/theory_formulas.h"
 #include "core/filter.h"
 #include "core/stat_catalog.h"
 #include "core/hashing.h"
@@ -138,7 +139,7 @@ class LevelDbBloom {
 
   Theory theory() const {
     const double n = static_cast<double>(keys_);
-    return {hash32_fpr(), keys_ ? (target_bits_per_key_ * n + 8) / n : 0.0};
+    return {hash32_fpr(), keys_ ? PolicyBitsPerKey(target_bits_per_key_, n, 8, n) : 0.0};
   }
 
   // The statistics add_stats reports (core/filter.h).

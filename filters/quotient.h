@@ -52,6 +52,7 @@
 #include <vector>
 
 #include "filters/bit_packed.h"
+#include "filters/theory_formulas.h"
 #include "core/filter.h"
 #include "core/stat_catalog.h"
 #include "core/hashing.h"
@@ -138,9 +139,9 @@ class QuotientFilter {
   int remainder_bits() const { return r_; }
 
   Theory theory() const {
-    const double n = static_cast<double>(stored_);
-    const double fpr = -std::expm1(n * std::log1p(-std::ldexp(1.0, -(q_ + r_))));
-    return {fpr, (r_ + kMetadataBits) / max_load_};  // at the requested load, not at alpha
+    // Bits/key at the requested load, not at alpha.
+    return {QuotientFpr(static_cast<double>(stored_), q_, r_),
+            QuotientBitsPerKey(r_, kMetadataBits, max_load_)};
   }
 
   // The (quotient, remainder) pair a key is stored as; tests keep a multiset of these.
@@ -236,15 +237,18 @@ class QuotientFilter {
     // unsuccessful-search probes (1 + 1/(1-alpha)^2)/2. Total displacement does not depend on
     // the order within clusters, so the sorted runs of a QF obey the same law.
     s.put("displacement_mean", stored_ ? static_cast<double>(c.displacement) / stored_ : 0.0);
-    s.put("displacement_mean_knuth", alpha < 1 ? std::optional<double>(alpha / (2 * (1 - alpha))) : std::nullopt);
+    s.put("displacement_mean_knuth",
+          alpha < 1 ? std::optional<double>(KnuthDisplacementMean(alpha)) : std::nullopt);
     s.put("probes_to_empty_mean", c.probes_to_empty / static_cast<double>(slots()));
-    s.put("probes_to_empty_mean_knuth", alpha < 1 ? std::optional<double>(0.5 * (1 + 1 / ((1 - alpha) * (1 - alpha)))) : std::nullopt);
+    s.put("probes_to_empty_mean_knuth",
+          alpha < 1 ? std::optional<double>(KnuthProbesToEmptyMean(alpha)) : std::nullopt);
     // What a positive lookup walks: back from fq to its cluster start, forward to the end of
     // fq's run, averaged over the occupied quotients (each weighted by its run length).
     s.put("slots_scanned_per_lookup", stored_ ? static_cast<double>(c.scan_weighted) / stored_ : 0.0);
     const double n = static_cast<double>(stored_);
-    s.put("bits_per_key_seed002_formula", n > 0 ? (r_ + 3) / alpha : 0.0);
-    s.put("bits_per_key_seed000_formula", n > 0 ? (q_ + r_ + 3) / alpha : 0.0);
+    s.put("bits_per_key_seed002_formula",
+          n > 0 ? QuotientBitsPerKey(r_, kMetadataBits, alpha) : 0.0);
+    s.put("bits_per_key_seed000_formula", n > 0 ? QuotientSeed000BitsPerKey(n, r_, alpha) : 0.0);
   }
 
   // Debug validator: checks every structural invariant and returns an empty string or the

@@ -42,6 +42,7 @@
 #include <vector>
 
 #include "filters/static_common.h"
+#include "filters/theory_formulas.h"
 #include "core/batched.h"
 #include "core/filter.h"
 #include "core/stat_catalog.h"
@@ -329,7 +330,9 @@ class Ribbon {
   double overhead() const { return keys_ ? static_cast<double>(slots_) / keys_ - 1 : 0.0; }
 
   // r (1 + eps_w) whatever the blocks rounded m to; no keys, no bits per key.
-  Theory theory() const { return {std::ldexp(1.0, -r_), keys_ ? r_ * (1 + kOverhead) : 0.0}; }
+  Theory theory() const {
+    return {FingerprintFpr(r_), keys_ ? RibbonBitsPerKey(r_, kOverhead) : 0.0};
+  }
 
   // The statistics add_stats reports (core/filter.h).
   static constexpr StatSpec kStats[] = {

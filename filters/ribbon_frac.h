@@ -50,6 +50,7 @@
 
 #include "filters/ribbon.h"
 #include "filters/static_common.h"
+#include "filters/theory_formulas.h"
 #include "core/batched.h"
 #include "core/filter.h"
 #include "core/hashing.h"
@@ -72,23 +73,10 @@ class RibbonFrac {
       "--bits-per-key B: lo + q = B/1.05; log2(1/eps) in 1..32";
 
   // The target's column split: lo columns, and the share q of starts that should see lo + 1.
-  struct Split {
-    int lower = 7;
-    double upper_share = 0.0;
-  };
+  using Split = RibbonFracSplit;
 
   static Split SplitFor(const FilterParams& p) {
-    const double target = p.bits_per_key > 0 ? p.bits_per_key / (1 + kOverhead)
-                                             : std::log2(1.0 / p.fpr_or_default());
-    const double bits = std::clamp(target, 1.0, 32.0);
-    Split split;
-    split.lower = static_cast<int>(std::floor(bits));
-    if (split.lower >= 32) return {32, 0.0};
-    const double q = p.bits_per_key > 0 ? bits - split.lower
-                                        : 2 - std::ldexp(p.fpr_or_default(), split.lower + 1);
-    // Clamped targets (eps > 1/2) and rounding at a whole log2 land just outside [0, 1).
-    split.upper_share = std::clamp(q, 0.0, 1.0);
-    return split;
+    return RibbonFracSplitFor(p.fpr_or_default(), p.bits_per_key, kOverhead);
   }
 
   static std::size_t SlotsFor(std::size_t n, double overhead) {
@@ -155,9 +143,8 @@ class RibbonFrac {
   double overhead() const { return keys_ ? static_cast<double>(slots_) / keys_ - 1 : 0.0; }
 
   Theory theory() const {
-    const double fpr = std::ldexp(1 - upper_share() / 2, -layout_.lower);
-    const double bits = (1 + kOverhead) * (target_.lower + target_.upper_share);
-    return {fpr, keys_ ? bits : 0.0};
+    return {RibbonFracFpr(layout_.lower, upper_share()),
+            keys_ ? RibbonFracBitsPerKey(target_.lower, target_.upper_share, kOverhead) : 0.0};
   }
 
   // The statistics add_stats reports (core/filter.h).

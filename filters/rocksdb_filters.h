@@ -100,6 +100,7 @@
 #include <system_error>
 #include <vector>
 
+#include "filters/theory_formulas.h"
 #include "core/filter.h"
 #include "core/stat_catalog.h"
 #include "core/hashing.h"
@@ -397,8 +398,9 @@ class RocksDbFilter {
     const double per_entry = built_as_ == "standard128_ribbon"
                                  ? kRibbonBitsPerBloomBit * target_bits_per_key_
                                  : target_bits_per_key_;
-    const double bits = per_entry * static_cast<double>(entries_) + 8.0 * kTrailerBytes;
-    return {model_fpr_, keys_ ? bits / static_cast<double>(keys_) : 0.0};
+    return {model_fpr_, keys_ ? PolicyBitsPerKey(per_entry, static_cast<double>(entries_),
+                                                 8.0 * kTrailerBytes, static_cast<double>(keys_))
+                              : 0.0};
   }
 
   // What the metadata trailer says RocksDB built: "fast_local_bloom", "standard128_ribbon",

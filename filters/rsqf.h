@@ -37,6 +37,7 @@
 #include <utility>
 
 #include "filters/rsqf_core.h"
+#include "filters/theory_formulas.h"
 #include "core/filter.h"
 #include "core/stat_catalog.h"
 #include "core/hashing.h"
@@ -151,9 +152,9 @@ class BasicRsqf {
   const Core& core() const { return core_; }
 
   Theory theory() const {
-    const double n = static_cast<double>(stored());
-    const double fpr = -std::expm1(n * std::log1p(-std::ldexp(1.0, -(core_.q() + core_.r()))));
-    return {fpr, (core_.r() + Core::kMetadataBitsPerSlot) / max_load_};  // at L, not at alpha
+    // Bits/key at L, not at alpha.
+    return {QuotientFpr(static_cast<double>(stored()), core_.q(), core_.r()),
+            QuotientBitsPerKey(core_.r(), Core::kMetadataBitsPerSlot, max_load_)};
   }
 
   std::pair<std::uint64_t, std::uint64_t> Fingerprint(std::uint64_t key) const {
@@ -250,13 +251,17 @@ class BasicRsqf {
     s.put("stretch_length_mean", sh.stretches ? n / sh.stretches : 0.0);
     s.put("stretch_length_max", sh.stretch_max);
     s.put("displacement_mean", n > 0 ? sh.displacement / n : 0.0);
-    s.put("displacement_mean_knuth", alpha < 1 ? std::optional<double>(alpha / (2 * (1 - alpha))) : std::nullopt);
+    s.put("displacement_mean_knuth",
+          alpha < 1 ? std::optional<double>(KnuthDisplacementMean(alpha)) : std::nullopt);
     s.put("probes_to_empty_mean", sh.probes_to_empty / core_.total_slots());
-    s.put("probes_to_empty_mean_knuth", alpha < 1 ? std::optional<double>(0.5 * (1 + 1 / ((1 - alpha) * (1 - alpha)))) : std::nullopt);
+    s.put("probes_to_empty_mean_knuth",
+          alpha < 1 ? std::optional<double>(KnuthProbesToEmptyMean(alpha)) : std::nullopt);
     s.put("offset_max", sh.offset_max);
     s.put("saturated_offsets", sh.saturated_blocks);
-    s.put("bits_per_key_seed002_formula", n > 0 ? (core_.r() + 2.125) / alpha : 0.0);
-    s.put("bits_per_key_seed000_formula", n > 0 ? (core_.q() + core_.r() + 3) / alpha : 0.0);
+    s.put("bits_per_key_seed002_formula",
+          n > 0 ? QuotientBitsPerKey(core_.r(), Core::kMetadataBitsPerSlot, alpha) : 0.0);
+    s.put("bits_per_key_seed000_formula",
+          n > 0 ? QuotientSeed000BitsPerKey(n, core_.r(), alpha) : 0.0);
   }
 
   // Core invariants plus: every run sorted.

@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "filters/static_common.h"
+#include "filters/theory_formulas.h"
 #include "core/batched.h"
 #include "core/filter.h"
 #include "core/stat_catalog.h"
@@ -138,12 +139,9 @@ class Xor {
   int build_attempts() const { return attempts_; }
 
   // The paper's bits/key for n keys of k bits (header), whatever the slot array became.
-  static double TheoryBitsPerKey(std::size_t n, int k) {
-    const double nd = static_cast<double>(n);
-    return n ? (1.23 * nd + 32) * k / nd : 0.0;
+  Theory theory() const {
+    return {FingerprintFpr(bits_), keys_ ? XorBitsPerKey(static_cast<double>(keys_), bits_) : 0.0};
   }
-
-  Theory theory() const { return {std::ldexp(1.0, -bits_), TheoryBitsPerKey(keys_, bits_)}; }
 
   // The statistics add_stats reports (core/filter.h).
   static constexpr StatSpec kStats[] = {

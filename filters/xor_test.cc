@@ -53,7 +53,7 @@ TYPED_TEST(XorTest, RepeatedKeysAreRemovedNotRetriedForever) {
   // Space is charged to the 1000 keys the filter holds, sized for them.
   EXPECT_EQ(f.slots(), TypeParam::SlotsFor(1000));
   EXPECT_DOUBLE_EQ(f.theory().bits_per_key,
-                   TypeParam::TheoryBitsPerKey(1000, f.fingerprint_bits()));
+                   XorBitsPerKey(1000, f.fingerprint_bits()));
 }
 
 TEST(Xor, SlotsFollowThePaper) {

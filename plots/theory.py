@@ -1,123 +1,221 @@
 """The formulas measurements are set against: each family's bits/key as a function of the FPR it
 reaches (the curves the charts draw), and the FPR and geometry formulas the sections check.
 
-The formulas are the ones in the filters' headers, each with the paper it comes from.
+Nothing is computed here. Each formula is written once, in C++, in filters/theory_formulas.h,
+where the filters' theory() calls it, and `amqbench theory` evaluates it (commands/
+theory_command.cc); a Python copy could drift from the numbers the filters report. One
+`amqbench theory --stdin` process serves every call of a Python process: a call sends one request
+line, reads one answer line, and the answer is cached, so a report costs one process, not one per
+point. The binary is $AMQBENCH, else build/amqbench beside the repository root; without it every
+function here raises TheoryError saying so.
+
+Arguments broadcast as numpy's do (a number beside a column of records); a function returns an
+array of the broadcast shape, or a numpy scalar when every argument is a number. A NaN argument
+(a value a record lacks) gives NaN there, as numpy arithmetic did, without asking the binary.
 """
 
 from __future__ import annotations
 
-import math
+import atexit
+import json
+import os
+import subprocess
+import threading
+from pathlib import Path
 
 import numpy as np
 
-LN2 = math.log(2.0)
+ROOT = Path(__file__).resolve().parent.parent
+
+
+class TheoryError(RuntimeError):
+    """The binary is missing, or it refused a request (its own one-line message)."""
+
+
+def binary() -> Path:
+    """The amqbench binary the formulas come from: $AMQBENCH, else build/amqbench."""
+    return Path(os.environ.get("AMQBENCH") or ROOT / "build" / "amqbench")
+
+
+class _Server:
+    """One `amqbench theory --stdin` per process (a forked child starts its own), and the answers
+    it gave, by request."""
+
+    def __init__(self):
+        self.process: subprocess.Popen | None = None
+        self.pid = None
+        self.answers: dict[str, dict[str, list]] = {}
+        self.lock = threading.Lock()
+
+    def _start(self) -> subprocess.Popen:
+        path = binary()
+        if not (path.is_file() and os.access(path, os.X_OK)):
+            raise TheoryError(
+                f"plots/theory.py takes its formulas from `amqbench theory`, and {path} is not an"
+                " executable file: build it (scripts/build.sh) or set AMQBENCH to the binary")
+        self.pid = os.getpid()
+        return subprocess.Popen([str(path), "theory", "--stdin"], stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    def ask(self, request: str) -> dict[str, list]:
+        with self.lock:
+            if request not in self.answers:
+                self.answers[request] = self._exchange(request)
+            return self.answers[request]
+
+    def _exchange(self, request: str) -> dict[str, list]:
+        if self.process is None or self.process.poll() is not None or self.pid != os.getpid():
+            self.process = self._start()
+        process = self.process
+        try:
+            process.stdin.write(request + "\n")
+            process.stdin.flush()
+            line = process.stdout.readline()
+        except BrokenPipeError:
+            line = ""
+        if not line:  # it refused the request (one line on stderr) and ended
+            message = process.stderr.read().strip()
+            status = self.stop()
+            raise TheoryError(message or f"{binary()} theory --stdin ended with status {status}")
+        return json.loads(line)["values"]
+
+    def stop(self) -> int | None:
+        """Ends this process's server, if it has one; its exit status."""
+        process, self.process = self.process, None
+        if process is None or self.pid != os.getpid():
+            return None
+        for pipe in (process.stdin, process.stdout, process.stderr):
+            try:
+                pipe.close()
+            except BrokenPipeError:  # stdin, after the server ended
+                pass
+        return process.wait()
+
+
+_SERVER = _Server()
+atexit.register(_SERVER.stop)
+
+
+def _evaluate(formula: str, outputs: tuple[str, ...], **args) -> dict[str, np.ndarray]:
+    """The named outputs of `formula` at the broadcast arguments, in their shape (a numpy scalar
+    for numbers)."""
+    arrays = {name: np.asarray(value, dtype=float) for name, value in args.items()}
+    shape = np.broadcast_shapes(*(a.shape for a in arrays.values()))
+    full = {name: np.broadcast_to(a, shape).ravel() for name, a in arrays.items()}
+    missing = np.zeros(int(np.prod(shape)), dtype=bool)
+    for a in full.values():
+        missing |= np.isnan(a)
+    values = {}
+    if not missing.all():  # (all missing, or no elements: nothing to ask)
+        # Numbers go as numbers (the binary broadcasts them), the rest as lists of the elements
+        # not missing; a missing number has made every element missing.
+        sent = {name: (float(arrays[name]) if arrays[name].ndim == 0 else a[~missing].tolist())
+                for name, a in full.items()}
+        values = _SERVER.ask(json.dumps({"formula": formula, "args": sent}, sort_keys=True))
+    out = {}
+    for name in outputs:
+        column = np.full(missing.shape, np.nan)
+        column[~missing] = values[name] if values else []
+        out[name] = column.reshape(shape)[()]
+    return out
+
+
+def _one(formula: str, output: str, **args):
+    return _evaluate(formula, (output,), **args)[output]
 
 
 def lower_bound(eps):
-    """log2(1/ε): no filter can use fewer bits per key (Carter et al.; Broder and Mitzenmacher)."""
-    return np.log2(1.0 / np.asarray(eps, dtype=float))
+    """log2(1/ε): no filter can use fewer bits per key (Carter et al.; Broder and Mitzenmacher).
+    A definition more than a formula, but the C++ curves are written in it
+    (LowerBoundBitsPerKey), so it is asked for like the rest and this module computes nothing."""
+    return _one("lower_bound", "bits_per_key", fpr=eps)
 
 
 def bloom(eps):
     """Bloom at its optimal k: log2(1/ε)/ln 2 ≈ 1.44·log2(1/ε)."""
-    return lower_bound(eps) / LN2
+    return _one("bloom", "bits_per_key", fpr=eps)
 
 
 def blocked_bloom_fpr(bits_per_key: float) -> float:
     """Split-block Bloom (k = 8 in a 512-bit block): Poisson mixture over keys per block."""
-    lam = 512.0 / bits_per_key
-    last = int(lam + 12 * math.sqrt(lam) + 40)
-    total = 0.0
-    for j in range(last + 1):
-        log_p = j * math.log(lam) - lam - math.lgamma(j + 1.0)
-        total += math.exp(log_p) * (1.0 - (1.0 - 1.0 / 64) ** j) ** 8
-    return total
+    return _one("blocked_bloom_fpr", "fpr", bits_per_key=bits_per_key)
 
 
 def blocked_bloom(eps):
-    """Bits/key a split-block Bloom filter needs for each target, by bisection."""
-    out = []
-    for target in np.atleast_1d(eps):
-        lo, hi = 1.0, 256.0
-        for _ in range(60):
-            mid = (lo + hi) / 2
-            lo, hi = (lo, mid) if blocked_bloom_fpr(mid) <= target else (mid, hi)
-        out.append(hi)
-    return np.array(out)
+    """Bits/key a split-block Bloom filter needs for each target (the FPR formula inverted), as
+    an array."""
+    return np.atleast_1d(_one("blocked_bloom", "bits_per_key", fpr=eps))
 
 
 def cuckoo(eps, load: float = 0.95, slots_per_bucket: int = 4):
     """f = log2(1/ε) + log2(2b) fingerprint bits at the given load (continuous in ε)."""
-    return (lower_bound(eps) + math.log2(2 * slots_per_bucket)) / load
+    return _one("cuckoo", "bits_per_key", fpr=eps, load=load, slots_per_bucket=slots_per_bucket)
 
 
 def cuckoo_fpr(fingerprint_bits, load, slots_per_bucket: int = 4):
     """A lookup compares against the 2b slots of two buckets, of which a fraction α are full;
     fingerprint 0 marks an empty slot, so a stored fingerprint matches with 1/(2^f − 1)."""
-    match = 1.0 / (2.0 ** np.asarray(fingerprint_bits, dtype=float) - 1.0)
-    return 1.0 - (1.0 - match) ** (2 * slots_per_bucket * np.asarray(load, dtype=float))
+    return _one("cuckoo_fpr", "fpr", fingerprint_bits=fingerprint_bits, load=load,
+                slots_per_bucket=slots_per_bucket)
 
 
 def cuckoo_lab_geometry(keys: int, eps: float, max_load: float, slots_per_bucket: int = 4):
     """The AMQ survey's sizing: f = ⌈log2(1/ε)⌉ + ⌈log2(2b)⌉ bits and the smallest power-of-two
     bucket count m with b·m ≥ n/max_load. Returns (f, m, load n/(b·m), bits/key f·b·m/n)."""
-    bits = math.ceil(math.log2(1.0 / eps)) + math.ceil(math.log2(2 * slots_per_bucket))
-    buckets = 1
-    while slots_per_bucket * buckets < keys / max_load:
-        buckets *= 2
-    slots = slots_per_bucket * buckets
-    return bits, buckets, keys / slots, bits * slots / keys
+    g = _evaluate("cuckoo_lab_geometry", ("fingerprint_bits", "buckets", "load", "bits_per_key"),
+                  keys=keys, fpr=eps, max_load=max_load, slots_per_bucket=slots_per_bucket)
+    return int(g["fingerprint_bits"]), int(g["buckets"]), float(g["load"]), float(g["bits_per_key"])
 
 
 def xor(eps):
     """XOR filter: 1.23 slots per key (+32), one fingerprint per slot."""
-    return 1.23 * lower_bound(eps)
+    return _one("xor", "bits_per_key", fpr=eps)
 
 
-def binary_fuse(eps, size_factor: float = 1.125):
-    """Binary fuse: size_factor slots per key; ~1.125 (3-wise) or ~1.075 (4-wise) at n = 10^6."""
-    return size_factor * lower_bound(eps)
+def binary_fuse(eps, arity: int = 3, keys: int = 10 ** 6):
+    """Binary fuse: the paper's size factor at n keys slots per key (at n = 10^6 1.125 for
+    3-wise, 1.075 for 4-wise), one fingerprint per slot."""
+    return _one("binary_fuse", "bits_per_key", fpr=eps, keys=keys, arity=arity)
 
 
 def quotient(eps, load: float = 0.95, metadata_bits: float = 3.0):
-    return (lower_bound(eps) + metadata_bits) / load
+    """Quotient family: (log2(1/ε) + metadata bits per slot) / load."""
+    return _one("quotient", "bits_per_key", fpr=eps, load=load, metadata_bits=metadata_bits)
 
 
 def quotient_fpr(remainder_bits, load):
     """A negative lookup compares its r-bit remainder with the run of its quotient, which holds
     Poisson(α) remainders at load α: 1 − e^(−α/2^r) ≈ α·2^−r."""
-    return 1.0 - np.exp(-np.asarray(load, dtype=float) / 2.0 ** np.asarray(remainder_bits, dtype=float))
+    return _one("quotient_fpr", "fpr", remainder_bits=remainder_bits, load=load)
 
 
 def quotient_article_bits(remainder_bits, metadata_bits, load):
-    """The Quotient Filter article: a slot stores the r-bit remainder and the metadata bits; α of the slots are full."""
-    return (np.asarray(remainder_bits, dtype=float) + np.asarray(metadata_bits, dtype=float)) / np.asarray(load)
+    """The Quotient Filter article: a slot stores the r-bit remainder and the metadata bits; α of
+    the slots are full."""
+    return _one("quotient_article_bits", "bits_per_key", remainder_bits=remainder_bits,
+                metadata_bits=metadata_bits, load=load)
 
 
 def survey_quotient_bits(keys, remainder_bits, load):
     """The AMQ survey: counts the log2(n/load) quotient bits as stored per key, plus r and 3 metadata."""
-    keys = np.asarray(keys, dtype=float)
-    load = np.asarray(load, dtype=float)
-    return (np.log2(keys / load) + np.asarray(remainder_bits, dtype=float) + 3.0) / load
+    return _one("survey_quotient_bits", "bits_per_key", keys=keys, remainder_bits=remainder_bits,
+                load=load)
 
 
 def knuth_displacement(load):
     """Mean distance of a key from its home slot under linear probing: α / (2(1 − α)) (Knuth)."""
-    load = np.asarray(load, dtype=float)
-    return load / (2.0 * (1.0 - load))
+    return _one("knuth_displacement", "slots", load=load)
 
 
 def ribbon(eps, overhead: float = 0.05):
     """Standard Ribbon with w = 128 at 5% slot overhead (filters/ribbon.h)."""
-    return (1.0 + overhead) * lower_bound(eps)
+    return _one("ribbon", "bits_per_key", fpr=eps, overhead=overhead)
 
 
 def ribbon_frac(eps, overhead: float = 0.05):
     """Ribbon w=128 with fractional result bits (filters/ribbon_frac.h): lo = ⌊log2(1/ε)⌋ columns,
     lo + 1 in the share q = 2 − 2^(lo+1)·ε of starts that meets ε exactly; (1 + overhead)(lo + q)."""
-    lower = np.floor(lower_bound(eps))
-    share = 2.0 - np.exp2(lower + 1.0) * np.asarray(eps, dtype=float)
-    return (1.0 + overhead) * (lower + share)
+    return _one("ribbon_frac", "bits_per_key", fpr=eps, overhead=overhead)
 
 
 # family -> (label, bits/key as a function of ε)
@@ -135,7 +233,7 @@ CURVES = {
 FILTER_CURVES = {
     "blocked_bloom": CURVES["blocked_bloom"],
     "binary_fuse_4wise": ("binary fuse 4-wise 1.075·log2(1/ε) (n = 10^6)",
-                          lambda e: binary_fuse(e, size_factor=1.075)),
+                          lambda e: binary_fuse(e, arity=4)),
     "ribbon_frac": ("Ribbon w=128 fractional 1.05·(lo + q)", ribbon_frac),
 }
 

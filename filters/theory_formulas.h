@@ -1,0 +1,306 @@
+// filters/theory_formulas.h - the filters' theory formulas, each written once as a free function.
+//
+// Each filter's header cites its paper and derives its formulas in its opening comment; the
+// code of those formulas is here. A filter's theory() (and the formula statistics of its
+// add_stats) call these functions, and `amqbench theory` (commands/theory_command.cc) evaluates
+// them for plots/theory.py, so the report's theory curves and checks use the very numbers the
+// filters report instead of a Python copy that could drift from them.
+//
+// Three kinds of function:
+//   a filter's formula   of the geometry it built (fingerprint bits, load, keys, ...): what its
+//                        theory() reports;
+//   a family curve       bits/key as a function of the target eps, the same formula with the
+//                        fingerprint width made continuous, log2(1/eps) (the report draws it);
+//   a seed's formula     a formula a seed document states, which the report checks.
+// Moving a formula here must not move a bit of any result: every function keeps the operations
+// in the order the filters computed them (the CI baseline compares every theory field).
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+
+namespace amq {
+
+// ---- shared --------------------------------------------------------------------------------
+
+// log2(1/eps): the bits per key below which no filter reaches FPR eps (Carter, Floyd, Gill,
+// Markowsky, Wegman, STOC 1978; Broder and Mitzenmacher, Internet Mathematics 1(4), 2004). The
+// family curves below are written in it.
+inline double LowerBoundBitsPerKey(double fpr) { return std::log2(1.0 / fpr); }
+
+// A non-key matches a k-bit fingerprint that is independent of its own with probability
+// 2^-k: the FPR of XOR, binary fuse and Ribbon filters (filters/xor.h, binary_fuse.h, ribbon.h).
+inline double FingerprintFpr(int fingerprint_bits) { return std::ldexp(1.0, -fingerprint_bits); }
+
+// A table of slots of `bits_per_slot` bits, a share `load` of them full, costs
+// bits_per_slot / load bits per key: cuckoo (f / L), the adaptive cuckoo filters and the
+// quotient family ((r + metadata) / L).
+inline double TableBitsPerKey(double bits_per_slot, double load) { return bits_per_slot / load; }
+
+// A lookup compares its fingerprint with `probes` slots, each full with probability `load` and
+// then holding one of `codes` equally likely fingerprints: the log of the probability that none
+// matches, probes load ln(1 - 1/codes). Filters whose slots hold several code ranges sum it.
+inline double FingerprintMissLog(double probes, double load, double codes) {
+  return probes * load * std::log1p(-1.0 / codes);
+}
+
+// The same lookup's FPR, 1 - (1 - 1/codes)^(probes load) (filters/cuckoo.h, filters/acf.h).
+inline double FingerprintMatchFpr(double probes, double load, double codes) {
+  return -std::expm1(FingerprintMissLog(probes, load, codes));
+}
+
+// ---- Bloom (filters/bloom.h) ---------------------------------------------------------------
+
+// The optimal bits per key for FPR eps, log2(1/eps) / ln 2 = 1.44 log2(1/eps) (at k = (m/n)
+// ln 2 probes): the filter's size for --fpr eps, and the family curve.
+inline double BloomBitsPerKey(double fpr) { return LowerBoundBitsPerKey(fpr) / std::log(2.0); }
+
+// (1 - e^(-k n / m))^k for k probes, n keys and m bits.
+inline double BloomFpr(int probes, double keys, double bits) {
+  return std::pow(1.0 - std::exp(-probes * keys / bits), probes);
+}
+
+// ---- split-block Bloom (filters/blocked_bloom.h) -------------------------------------------
+
+inline constexpr double kBlockedBloomBlockBits = 512;
+
+// sum_j Pois(j; lambda) (1 - (1 - 1/64)^j)^8, lambda keys per 512-bit block: a block holding j
+// keys has each of its 8 words' probed bit set with probability 1 - (1 - 1/64)^j.
+inline double BlockedBloomFpr(double keys_per_block) {
+  if (keys_per_block <= 0) return 0.0;
+  // Sum the Poisson mixture in log space so large lambda does not underflow e^-lambda.
+  const double lambda = keys_per_block;
+  const int last = static_cast<int>(lambda + 12 * std::sqrt(lambda) + 40);
+  double fpr = 0;
+  for (int j = 0; j <= last; ++j) {
+    const double log_p = j * std::log(lambda) - lambda - std::lgamma(j + 1.0);
+    fpr += std::exp(log_p) * std::pow(1.0 - std::pow(1.0 - 1.0 / 64, j), 8);
+  }
+  return fpr;
+}
+
+// The same FPR at B bits per key: lambda = 512 / B keys per block.
+inline double BlockedBloomFprAtBitsPerKey(double bits_per_key) {
+  return BlockedBloomFpr(kBlockedBloomBlockBits / bits_per_key);
+}
+
+// The filter's size for --fpr eps: the smallest bits/key on a grid of 0.01 from 1 (up to 256)
+// whose FPR is at most eps. theory() reports it. The scan costs up to 25,500 Poisson sums: a
+// benchmark that constructs a small filter per iteration (untimed, but its wall time) spent
+// minutes in it. The last answer is kept per thread, so repeated constructions at one target
+// scan once, with the very same result.
+inline double BlockedBloomBitsPerKeyFor(double fpr) {
+  thread_local double last_fpr = -1, last_bits = 0;
+  if (fpr == last_fpr) return last_bits;
+  double bits = 1.0;
+  while (bits < 256 && BlockedBloomFprAtBitsPerKey(bits) > fpr) bits += 0.01;
+  last_fpr = fpr;
+  last_bits = bits;
+  return bits;
+}
+
+// The family curve: the bits/key whose FPR is exactly eps, by 60 halvings of [1, 256] (the
+// upper end of the last interval: its FPR is at most eps). Continuous where the filter's size
+// above steps by 0.01, so the curve shows what the grid costs.
+inline double BlockedBloomBitsPerKey(double fpr) {
+  double lo = 1.0, hi = 256.0;
+  for (int i = 0; i < 60; ++i) {
+    const double mid = (lo + hi) / 2;
+    if (BlockedBloomFprAtBitsPerKey(mid) <= fpr) {
+      hi = mid;
+    } else {
+      lo = mid;
+    }
+  }
+  return hi;
+}
+
+// ---- cuckoo (filters/cuckoo.h) -------------------------------------------------------------
+
+// 1 - (1 - 1/(2^f - 1))^(2 b alpha): a lookup compares against the 2b slots of two buckets,
+// each full with probability alpha; fingerprint 0 marks an empty slot, so a stored fingerprint
+// is one of 2^f - 1 values.
+inline double CuckooFpr(int fingerprint_bits, double load, int slots_per_bucket) {
+  return FingerprintMatchFpr(2.0 * slots_per_bucket, load, std::ldexp(1.0, fingerprint_bits) - 1.0);
+}
+
+// The paper's (and seed 000's) fingerprint width for FPR eps: ceil(log2(1/eps)) + ceil(log2(2b)).
+inline int CuckooFingerprintBitsFor(double fpr, int slots_per_bucket) {
+  return static_cast<int>(std::ceil(LowerBoundBitsPerKey(fpr))) +
+         static_cast<int>(std::ceil(std::log2(2.0 * slots_per_bucket)));
+}
+
+// The smallest power of two m >= min_buckets with b m >= n / L. b m is a whole number, so
+// comparing it with ceil(n / L) is the same test.
+inline std::uint64_t CuckooBucketsFor(double keys, double max_load, int slots_per_bucket,
+                                      std::uint64_t min_buckets) {
+  const double min_slots = std::ceil(keys / max_load);
+  std::uint64_t buckets = min_buckets;
+  while (static_cast<double>(buckets * slots_per_bucket) < min_slots) buckets *= 2;
+  return buckets;
+}
+
+// The family curve: f / L with the continuous width f = log2(1/eps) + log2(2b).
+inline double CuckooBitsPerKey(double fpr, double load, int slots_per_bucket) {
+  return TableBitsPerKey(LowerBoundBitsPerKey(fpr) + std::log2(2.0 * slots_per_bucket), load);
+}
+
+// The AMQ survey's sizing, which the report's lab section checks: f by CuckooFingerprintBitsFor, the
+// smallest power-of-two bucket count from one bucket up, and what they give for n keys.
+struct CuckooSeedGeometry {
+  int fingerprint_bits = 0;
+  std::uint64_t buckets = 0;
+  double load = 0;          // n / (b m)
+  double bits_per_key = 0;  // f b m / n
+};
+
+inline CuckooSeedGeometry CuckooSeed000Geometry(double keys, double fpr, double max_load,
+                                                int slots_per_bucket) {
+  CuckooSeedGeometry g;
+  g.fingerprint_bits = CuckooFingerprintBitsFor(fpr, slots_per_bucket);
+  g.buckets = CuckooBucketsFor(keys, max_load, slots_per_bucket, 1);
+  const std::uint64_t slots = g.buckets * slots_per_bucket;
+  g.load = keys / static_cast<double>(slots);
+  g.bits_per_key = static_cast<double>(g.fingerprint_bits * slots) / keys;
+  return g;
+}
+
+// ---- quotient family (filters/quotient.h, rsqf.h, cqf.h) -----------------------------------
+
+// 1 - (1 - 2^-(q+r))^n: a non-key matches iff one of the n stored (q + r)-bit fingerprints
+// equals its own (classic QF, RSQF).
+inline double QuotientFpr(double keys, int quotient_bits, int remainder_bits) {
+  return -std::expm1(keys * std::log1p(-std::ldexp(1.0, -(quotient_bits + remainder_bits))));
+}
+
+// n / 2^(q+r) for n distinct stored fingerprints, exactly (CQF: a random non-key's fingerprint
+// is one of 2^(q+r) values).
+inline double CqfFpr(double distinct_fingerprints, int quotient_bits, int remainder_bits) {
+  return std::ldexp(distinct_fingerprints, -(quotient_bits + remainder_bits));
+}
+
+// The large-table limit of both at load alpha = n / 2^q: 1 - e^(-alpha / 2^r) ~ alpha 2^-r
+// (the run of a quotient holds Poisson(alpha) remainders).
+inline double QuotientFprAtLoad(int remainder_bits, double load) {
+  return -std::expm1(-std::ldexp(load, -remainder_bits));
+}
+
+// (r + metadata bits) / alpha: r-bit remainders and the metadata bits per slot (3 for the
+// classic QF, 2.125 for the RSQF and CQF), a share alpha of the slots full. theory() reports it
+// at the requested load L; at the load reached it is seed 002's formula.
+inline double QuotientBitsPerKey(double remainder_bits, double metadata_bits, double load) {
+  return TableBitsPerKey(remainder_bits + metadata_bits, load);
+}
+
+// The family curve: the same with r = log2(1/eps).
+inline double QuotientBitsPerKeyForFpr(double fpr, double load, double metadata_bits) {
+  return QuotientBitsPerKey(LowerBoundBitsPerKey(fpr), metadata_bits, load);
+}
+
+// The AMQ survey's (log2(n / alpha) + r + 3) / alpha: it counts the q = log2(n / alpha) quotient bits
+// as stored per key, with 3 metadata bits. The quotient is the slot's address and is never
+// stored, which is what the report shows; n / alpha is exactly 2^q, so log2 gives q exactly.
+inline double QuotientSeed000BitsPerKey(double keys, double remainder_bits, double load) {
+  return (std::log2(keys / load) + remainder_bits + 3.0) / load;
+}
+
+// Linear probing with random hashing in a large table (Knuth, The Art of Computer Programming
+// vol. 3, §6.4): a key's mean distance from its home slot, alpha / (2 (1 - alpha)), and an
+// unsuccessful search's mean probes to an empty slot, (1 + 1/(1 - alpha)^2) / 2. Total
+// displacement does not depend on the order within clusters, so a quotient filter's sorted runs
+// obey the same law.
+inline double KnuthDisplacementMean(double load) { return load / (2 * (1 - load)); }
+inline double KnuthProbesToEmptyMean(double load) {
+  return 0.5 * (1 + 1 / ((1 - load) * (1 - load)));
+}
+
+// ---- XOR (filters/xor.h) -------------------------------------------------------------------
+
+inline constexpr double kXorSlotsPerKey = 1.23;
+inline constexpr double kXorExtraSlots = 32;
+
+// (1.23 n + 32) k / n: the paper's capacity, its additive 32 included, for n keys of k bits.
+inline double XorBitsPerKey(double keys, int fingerprint_bits) {
+  return (kXorSlotsPerKey * keys + kXorExtraSlots) * fingerprint_bits / keys;
+}
+
+// The family curve: the large-n limit with k = log2(1/eps), 1.23 log2(1/eps).
+inline double XorBitsPerKeyForFpr(double fpr) {
+  return kXorSlotsPerKey * LowerBoundBitsPerKey(fpr);
+}
+
+// ---- binary fuse (filters/binary_fuse.h) ---------------------------------------------------
+
+// The paper's size factor at n keys (n < 2 as 2): 3-wise max(1.125, 0.875 + 0.25 ln 10^6 / ln n),
+// 4-wise max(1.075, 0.77 + 0.305 ln 600000 / ln n).
+inline double BinaryFuseSizeFactor(std::size_t keys, int arity) {
+  const double log_n = std::log(static_cast<double>(std::max<std::size_t>(keys, 2)));
+  return arity == 3 ? std::max(1.125, 0.875 + 0.25 * std::log(1e6) / log_n)
+                    : std::max(1.075, 0.77 + 0.305 * std::log(600000.0) / log_n);
+}
+
+// size factor * k bits per key.
+inline double BinaryFuseBitsPerKey(double size_factor, double fingerprint_bits) {
+  return size_factor * fingerprint_bits;
+}
+
+// ---- Ribbon (filters/ribbon.h, ribbon_frac.h) ----------------------------------------------
+
+// r (1 + eps_w): m = (1 + eps_w) n slots of r result bits. The family curve takes
+// r = log2(1/eps).
+inline double RibbonBitsPerKey(double result_bits, double overhead) {
+  return result_bits * (1 + overhead);
+}
+
+// Fractional result bits: lo columns in the first blocks, lo + 1 in the share q of key starts
+// that fall in the last ones.
+struct RibbonFracSplit {
+  int lower = 7;
+  double upper_share = 0.0;
+};
+
+// The split for a target: --bits-per-key B (when B > 0) gives r* = B / (1 + eps_w) and
+// q = r* - lo (space is linear in q); otherwise r* = log2(1/eps) and q = 2 - 2^(lo+1) eps, the q
+// at which the FPR below is eps. r* is clamped to 1 .. 32, lo = floor(r*).
+inline RibbonFracSplit RibbonFracSplitFor(double fpr, double bits_per_key, double overhead) {
+  const double target =
+      bits_per_key > 0 ? bits_per_key / (1 + overhead) : LowerBoundBitsPerKey(fpr);
+  const double bits = std::clamp(target, 1.0, 32.0);
+  RibbonFracSplit split;
+  split.lower = static_cast<int>(std::floor(bits));
+  if (split.lower >= 32) return {32, 0.0};
+  const double q = bits_per_key > 0 ? bits - split.lower : 2 - std::ldexp(fpr, split.lower + 1);
+  // Clamped targets (eps > 1/2) and rounding at a whole log2 land just outside [0, 1).
+  split.upper_share = std::clamp(q, 0.0, 1.0);
+  return split;
+}
+
+// 2^-lo (1 - q/2): a non-key starting in a block of k columns matches with probability 2^-k.
+inline double RibbonFracFpr(int lower, double upper_share) {
+  return std::ldexp(1 - upper_share / 2, -lower);
+}
+
+// (1 + eps_w)(lo + q).
+inline double RibbonFracBitsPerKey(int lower, double upper_share, double overhead) {
+  return (1 + overhead) * (lower + upper_share);
+}
+
+// The family curve: the bits/key of the split for FPR eps.
+inline double RibbonFracBitsPerKeyForFpr(double fpr, double overhead) {
+  const RibbonFracSplit split = RibbonFracSplitFor(fpr, 0.0, overhead);
+  return RibbonFracBitsPerKey(split.lower, split.upper_share, overhead);
+}
+
+// ---- library filters (filters/leveldb_bloom.h, rocksdb_filters.h) --------------------------
+
+// A policy's documented size per caller key: bits_per_entry for each of its entries plus its
+// trailer's bits (LevelDB: B bits per key and the k byte; RocksDB: n + 2 entries and a 40-bit
+// trailer).
+inline double PolicyBitsPerKey(double bits_per_entry, double entries, double trailer_bits,
+                               double keys) {
+  return (bits_per_entry * entries + trailer_bits) / keys;
+}
+
+}  // namespace amq
