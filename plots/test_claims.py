@@ -191,3 +191,28 @@ def judged_all(directory):
     results = result_set(directory)
     report.render_sections(results)
     return claims.rows(results)
+
+
+IMPROVES = "improves upon a Cyclic ACF and a Swapping ACF of the same size"
+
+
+def trace_cells(cuckooing_fpr: float) -> pd.DataFrame:
+    rivals = {"acf_cyclic": 0.011, "acf_cyclic_ranges": 0.0055, "acf_swapping": 0.0056}
+    return pd.DataFrame([dict(filter=name, bits_per_slot=8, fpr=fpr)
+                         for name, fpr in {**rivals, "acf_cuckooing": cuckooing_fpr}.items()])
+
+
+def test_the_trace_replay_decides_the_comparison_with_cyclic_and_swapping_and_the_grids_do_not(tmp_path):
+    from sections import adaptive
+    results = result_set(results_dir(tmp_path))
+    # A grid check (uniform synthetic) that contradicts the claim is set aside.
+    results.check("adaptive", "acf_cuckooing at least as good as Cyclic and Swapping (x)", "adapt_grid: 10 lost",
+                  stats.CONTRADICTED, "per pair")
+    assert judged(results, IMPROVES).verdict == stats.NOT_MEASURED
+    adaptive.beats_rivals_on_trace(results, "adapt_trace_real", trace_cells(0.0031))
+    assert judged(results, IMPROVES).verdict == stats.REPRODUCED
+    # Above one rival on the trace: contradicted.
+    results = result_set(results_dir(tmp_path))
+    adaptive.beats_rivals_on_trace(results, "adapt_trace_real", trace_cells(0.0060))
+    judgement = judged(results, IMPROVES)
+    assert judgement.verdict == stats.CONTRADICTED and "largest ratio 1.09 (acf_cyclic_ranges, 8 bits/slot)" in judgement.ours
