@@ -144,7 +144,8 @@ CLAIMS = (
           "The survey's \"~\" reads the paper's upper bound as the rate: 2b/2^f counts all 2b probed slots"
           " as full, but only a share α is, and fingerprint 0 marks an empty slot, so the measured rate lies"
           " under it; 1 − (1 − 1/(2^f − 1))^(2bα) is reproduced in the same section.",
-          kind=AT_MOST, quoted_in=SURVEY, conditions=Conditions(load="0.9155", n="30,000", filters="b = 4, f = 10")),
+          kind=AT_MOST, quoted_in=SURVEY, conditions=Conditions(load="any (the bound counts every slot full)",
+                                                                  filters="b = 4, f = 10 (the survey's lab)")),
     Claim(SURVEY, SURVEY, "FPR is set by f alone ... not by table fullness", "–",
           (Measure("cuckoo_load", "the FPR is set by f alone"),),
           "Wrong: the chance a probed slot holds a match is the load α times 2^−f, so the FPR grows"
@@ -362,7 +363,7 @@ def judge(claim: Claim, checks: list[Check]) -> Judgement:
             deciding.append((check, verdict_as(claim, check)))
     if not deciding:
         sections = ", ".join(dict.fromkeys(m.section for m in claim.measured_by))
-        reason = claim.missing or (f"no like-for-like check: {set_aside[0][1]}" if set_aside
+        reason = claim.missing or (f"no like-for-like check ({set_aside[0][1]})" if set_aside
                                    else f"no result: the {sections} section had no data to judge it")
         return Judgement(claim, stats.NOT_MEASURED, reason, "–", deciding, set_aside)
     worst, verdict = min(deciding, key=lambda pair: SEVERITY.index(pair[1]))

@@ -177,7 +177,8 @@ def test_the_claims_list_prints_kind_conditions_source_and_the_counts(tmp_path, 
     text = capsys.readouterr().out
     assert text.count("\n  kind: ") == len(claims.CLAIMS)
     assert text.count("\n  conditions: ") == len(claims.CLAIMS)
-    assert "  kind: at_most\n  conditions: load 0.9155; n 30,000; filters b = 4, f = 10\n" in text
+    assert ("  kind: at_most\n  conditions: load any (the bound counts every slot full); filters b = 4, f = 10"
+            " (the survey's lab)\n") in text
     assert ("  source: cuckoo filter paper (Fan et al., CoNEXT 2014), quoted in the AMQ survey" in text)
     assert "  verdict: **reproduced**" in text
     # The fixture's seed lab: the f formula is the one claim its sizing rule alone gives.
