@@ -120,8 +120,9 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--schema", default=str(load.DEFAULT_SCHEMA),
                         help="JSON Schema of version 2 lines (skipped when the file does not exist)")
     parser.add_argument("--claims", action="store_true",
-                        help="print each of the source documents' claims with its verdict (Markdown) instead of"
-                             " writing the report")
+                        help="print each of the source documents' claims with its kind, conditions, source,"
+                             " like-for-like checks and verdict, then the counts (Markdown), instead of writing"
+                             " the report")
     args = parser.parse_args(argv)
     results_dir, out = Path(args.results), Path(args.out)
     if not results_dir.is_dir():
@@ -135,7 +136,7 @@ def main(argv: list[str]) -> int:
     results = ResultSet(suite, results_dir, out.resolve().parent, Path(args.schema))
     if args.claims:
         render_sections(results)  # the sections compute the verdicts the claims take
-        print("\n".join(claims.closing_note(results)))
+        print("\n".join(claims.listing(results)))
         return 0
     text = build_report(results)
     tmp = out.with_suffix(out.suffix + ".tmp")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
@@ -76,13 +77,24 @@ class Suite:
 
 @dataclass
 class Check:
-    """One claim judged against the numbers: what was claimed, what was measured, the verdict."""
+    """One claim judged against the numbers: what was claimed, what was measured, the verdict.
+
+    A check judged with stats.verdict may also keep its numbers (measured, expected, the
+    tolerances and how it read the claim, `judged_as`), so plots/claims.py can judge it again as
+    the kind of claim the source makes (a bound as a bound); and the conditions it was measured
+    under (e.g. {"load": 0.954}), which claims.py compares with the source's."""
 
     section: str
     claim: str
     evidence: str
     tolerance: str
     verdict: str
+    measured: float | None = None
+    expected: float | None = None
+    rel_tol: float | None = None
+    abs_tol: float | None = None
+    judged_as: str = ""  # stats.verdict's claim argument the section used; "" when no numbers are kept
+    conditions: Mapping[str, float] = field(default_factory=dict)
 
     @property
     def prose(self) -> str:
@@ -215,9 +227,11 @@ class ResultSet:
         link = Path(os.path.relpath(out.resolve(), self.report_dir.resolve())).as_posix()
         return f"![{alt}]({link})"
 
-    def check(self, section: str, claim: str, evidence: str, verdict: str, tolerance: str) -> Check:
-        """Record a judged claim for the report's summary; print it with .prose or .cell."""
-        judged = Check(section, claim, evidence, tolerance, verdict)
+    def check(self, section: str, claim: str, evidence: str, verdict: str, tolerance: str,
+              **numbers) -> Check:
+        """Record a judged claim for the report's summary; print it with .prose or .cell. `numbers`
+        are Check's optional fields (measured, expected, rel_tol, abs_tol, judged_as, conditions)."""
+        judged = Check(section, claim, evidence, tolerance, verdict, **numbers)
         self.checks.append(judged)
         return judged
 

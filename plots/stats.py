@@ -19,6 +19,9 @@ NOT_MEASURED = "not measured"
 
 Z95 = 1.959963984540054
 
+# verdict's one-sided limits -> +1 where a finite measurement falls below the limit, −1 above.
+LIMIT_SIDES = {"limit_below": 1.0, "limit_above": -1.0}
+
 
 def is_missing(value) -> bool:
     if value is None or value is pd.NA:
@@ -81,6 +84,12 @@ def verdict(measured, expected, rel_tol: float | None = None, abs_tol: float | N
       claim "equal":    |measured − expected| ≤ tol      -> reproduced;  ≤ 2·tol -> partly
       claim "at_most":  measured ≤ expected + tol        -> reproduced;  ≤ expected + 2·tol -> partly
       claim "at_least": measured ≥ expected − tol        -> reproduced;  ≥ expected − 2·tol -> partly
+      claim "limit_below": a limit a finite measurement approaches from below (e.g. the load
+                        threshold of cuckoo hashing, stated for unbounded tables and kicks):
+                        measured within tol of it -> reproduced; lower than that -> partly (a
+                        finite table may stop short: the limit holds, its approach is not shown);
+                        above it, as "at_most" (only overshooting contradicts a limit).
+      claim "limit_above": the mirror image, for a limit approached from above.
     Otherwise, when a baseline is given, the claim also states a direction (expected lies on one
     side of the baseline, e.g. "30% smaller than Bloom" has baseline 0% saving): if the
     measurement lies on that same side, the direction holds -> partly. Anything else ->
@@ -96,6 +105,12 @@ def verdict(measured, expected, rel_tol: float | None = None, abs_tol: float | N
         miss = max(0.0, measured - expected)
     elif claim == "at_least":
         miss = max(0.0, expected - measured)
+    elif claim in LIMIT_SIDES:
+        # The side a finite measurement may fall on, and how far it fell on the other one.
+        allowed = (expected - measured) * LIMIT_SIDES[claim]
+        if allowed > tol:
+            return PARTLY
+        miss = max(0.0, -allowed)
     else:
         raise ValueError(f"unknown claim {claim!r}")
     if miss <= tol:

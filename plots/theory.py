@@ -237,6 +237,12 @@ FILTER_CURVES = {
     "ribbon_frac": ("Ribbon w=128 fractional 1.05·(lo + q)", ribbon_frac),
 }
 
+# Filters drawn beside their family's curve that the curve is not for: the sweep shows their gap
+# labelled with the reason and does not judge it (no w = 64 curve is modelled here).
+UNLIKE_CURVES = {
+    "ribbon64": "w = 64 against the w = 128 curve (5% slot overhead); a narrower band needs more slots",
+}
+
 
 def curve_for(filter_name: str, family: str):
     """(label, function) of the theory curve a filter is drawn and judged against, or None."""

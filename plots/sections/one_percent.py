@@ -18,8 +18,8 @@ LOAD_MATCH = 0.02  # loads closer than this count as the same load
 SAVING_TOL = 5.0  # percentage points on "~30% smaller"
 EQUAL_FPR = 0.10  # two FPRs within 10% count as equal
 # ribbon_frac against RocksDB's Standard128Ribbon at 1%: both mix lo and lo + 1 columns, but the
-# slot overheads differ (ours a fixed 5%; RocksDB's ~6% over the bound in all, plots/reference.py,
-# RIBBON128_OVERHEAD_PCT).
+# slot overheads differ (ours a fixed 5%; RocksDB's measured 6% over the bound in all,
+# plots/reference.py at RIBBON_OVERHEAD_SURVEY_PCT).
 ROCKSDB_RIBBON_TOL = 0.02
 
 

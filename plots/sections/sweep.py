@@ -112,6 +112,9 @@ def one_run(results: ResultSet, experiment: Experiment) -> str | None:
         label = theory.curve_for(name, cells["family"].iloc[0])
         if worst is None:
             verdict_text = "no curve"
+        elif name in theory.UNLIKE_CURVES:
+            verdict_text = (f"not like for like: {theory.UNLIKE_CURVES[name]} (largest gap"
+                            f" {worst['gap'] * 100:+.1f}%, not judged)")
         else:
             verdict_text = results.check(
                 SECTION, f"{name} follows {label[0]}",
