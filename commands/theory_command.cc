@@ -144,12 +144,12 @@ const std::vector<Formula>& Formulas() {
        {"fpr"},
        [](Point a) { return Values{CuckooFpr(Whole(a[0]), a[1], Whole(a[2]))}; }},
       {"cuckoo_lab_geometry",
-       "seed 000's cuckoo sizing: f = ceil(log2(1/eps)) + ceil(log2(2b)), the smallest "
+       "the AMQ survey's cuckoo sizing: f = ceil(log2(1/eps)) + ceil(log2(2b)), the smallest "
        "power-of-two m with b m >= n / max_load, the load n / (b m) and f b m / n bits/key",
        {kKeysPerKey, kFpr, kMaxLoad, kSlotsPerBucket},
        {{"fingerprint_bits", true}, {"buckets", true}, {"load"}, {"bits_per_key"}},
        [](Point a) {
-         const CuckooSeedGeometry g = CuckooSeed000Geometry(a[0], a[1], a[2], Whole(a[3]));
+         const CuckooLabGeometry g = CuckooSurveyLabGeometry(a[0], a[1], a[2], Whole(a[3]));
          return Values{static_cast<double>(g.fingerprint_bits), static_cast<double>(g.buckets),
                        g.load, g.bits_per_key};
        }},
@@ -174,15 +174,15 @@ const std::vector<Formula>& Formulas() {
        {"fpr"},
        [](Point a) { return Values{CqfFpr(a[0], Whole(a[1]), Whole(a[2]))}; }},
       {"quotient_article_bits",
-       "seed 002 and theory(): (r + metadata bits) / alpha",
+       "the Quotient Filter article and theory(): (r + metadata bits) / alpha",
        {kRemainderBits, kMetadataBits, kLoadDivides},
        {"bits_per_key"},
        [](Point a) { return Values{QuotientBitsPerKey(a[0], a[1], a[2])}; }},
       {"survey_quotient_bits",
-       "seed 000: (log2(n / alpha) + r + 3) / alpha",
+       "the AMQ survey: (log2(n / alpha) + r + 3) / alpha",
        {kKeysPerKey, kRemainderBits, kLoadDivides},
        {"bits_per_key"},
-       [](Point a) { return Values{QuotientSeed000BitsPerKey(a[0], a[1], a[2])}; }},
+       [](Point a) { return Values{QuotientSurveyBitsPerKey(a[0], a[1], a[2])}; }},
       {"knuth_displacement",
        "linear probing: mean displacement alpha / (2 (1 - alpha))",
        {kLoadBelowOne},

@@ -248,7 +248,7 @@ class QuotientFilter {
     const double n = static_cast<double>(stored_);
     s.put("bits_per_key_seed002_formula",
           n > 0 ? QuotientBitsPerKey(r_, kMetadataBits, alpha) : 0.0);
-    s.put("bits_per_key_seed000_formula", n > 0 ? QuotientSeed000BitsPerKey(n, r_, alpha) : 0.0);
+    s.put("bits_per_key_seed000_formula", n > 0 ? QuotientSurveyBitsPerKey(n, r_, alpha) : 0.0);
   }
 
   // Debug validator: checks every structural invariant and returns an empty string or the

@@ -261,7 +261,7 @@ class BasicRsqf {
     s.put("bits_per_key_seed002_formula",
           n > 0 ? QuotientBitsPerKey(core_.r(), Core::kMetadataBitsPerSlot, alpha) : 0.0);
     s.put("bits_per_key_seed000_formula",
-          n > 0 ? QuotientSeed000BitsPerKey(n, core_.r(), alpha) : 0.0);
+          n > 0 ? QuotientSurveyBitsPerKey(n, core_.r(), alpha) : 0.0);
   }
 
   // Core invariants plus: every run sorted.

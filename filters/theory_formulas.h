@@ -126,7 +126,7 @@ inline double CuckooFpr(int fingerprint_bits, double load, int slots_per_bucket)
   return FingerprintMatchFpr(2.0 * slots_per_bucket, load, std::ldexp(1.0, fingerprint_bits) - 1.0);
 }
 
-// The paper's (and seed 000's) fingerprint width for FPR eps: ceil(log2(1/eps)) + ceil(log2(2b)).
+// The paper's (and the AMQ survey's) fingerprint width for FPR eps: ceil(log2(1/eps)) + ceil(log2(2b)).
 inline int CuckooFingerprintBitsFor(double fpr, int slots_per_bucket) {
   return static_cast<int>(std::ceil(LowerBoundBitsPerKey(fpr))) +
          static_cast<int>(std::ceil(std::log2(2.0 * slots_per_bucket)));
@@ -149,16 +149,16 @@ inline double CuckooBitsPerKey(double fpr, double load, int slots_per_bucket) {
 
 // The AMQ survey's sizing, which the report's lab section checks: f by CuckooFingerprintBitsFor, the
 // smallest power-of-two bucket count from one bucket up, and what they give for n keys.
-struct CuckooSeedGeometry {
+struct CuckooLabGeometry {
   int fingerprint_bits = 0;
   std::uint64_t buckets = 0;
   double load = 0;          // n / (b m)
   double bits_per_key = 0;  // f b m / n
 };
 
-inline CuckooSeedGeometry CuckooSeed000Geometry(double keys, double fpr, double max_load,
+inline CuckooLabGeometry CuckooSurveyLabGeometry(double keys, double fpr, double max_load,
                                                 int slots_per_bucket) {
-  CuckooSeedGeometry g;
+  CuckooLabGeometry g;
   g.fingerprint_bits = CuckooFingerprintBitsFor(fpr, slots_per_bucket);
   g.buckets = CuckooBucketsFor(keys, max_load, slots_per_bucket, 1);
   const std::uint64_t slots = g.buckets * slots_per_bucket;
@@ -189,7 +189,7 @@ inline double QuotientFprAtLoad(int remainder_bits, double load) {
 
 // (r + metadata bits) / alpha: r-bit remainders and the metadata bits per slot (3 for the
 // classic QF, 2.125 for the RSQF and CQF), a share alpha of the slots full. theory() reports it
-// at the requested load L; at the load reached it is seed 002's formula.
+// at the requested load L; at the load reached it is the Quotient Filter article's formula.
 inline double QuotientBitsPerKey(double remainder_bits, double metadata_bits, double load) {
   return TableBitsPerKey(remainder_bits + metadata_bits, load);
 }
@@ -202,7 +202,7 @@ inline double QuotientBitsPerKeyForFpr(double fpr, double load, double metadata_
 // The AMQ survey's (log2(n / alpha) + r + 3) / alpha: it counts the q = log2(n / alpha) quotient bits
 // as stored per key, with 3 metadata bits. The quotient is the slot's address and is never
 // stored, which is what the report shows; n / alpha is exactly 2^q, so log2 gives q exactly.
-inline double QuotientSeed000BitsPerKey(double keys, double remainder_bits, double load) {
+inline double QuotientSurveyBitsPerKey(double keys, double remainder_bits, double load) {
   return (std::log2(keys / load) + remainder_bits + 3.0) / load;
 }
 

@@ -26,9 +26,9 @@ TEST(TheoryFormulas, BlockedBloomCurveLiesWithinOneGridStepBelowTheSize) {
   }
 }
 
-// Seed 000's lab (30,000 keys, 1%, max load 0.94, b = 4): f = 7 + 3, 2^13 buckets.
-TEST(TheoryFormulas, CuckooSeedGeometryIsTheLabs) {
-  const CuckooSeedGeometry g = CuckooSeed000Geometry(30000, 0.01, 0.94, 4);
+// The AMQ survey's lab (30,000 keys, 1%, max load 0.94, b = 4): f = 7 + 3, 2^13 buckets.
+TEST(TheoryFormulas, CuckooLabGeometryIsTheLabs) {
+  const CuckooLabGeometry g = CuckooSurveyLabGeometry(30000, 0.01, 0.94, 4);
   EXPECT_EQ(g.fingerprint_bits, 10);
   EXPECT_EQ(g.buckets, 8192u);
   EXPECT_EQ(g.load, 30000.0 / 32768);
@@ -36,7 +36,7 @@ TEST(TheoryFormulas, CuckooSeedGeometryIsTheLabs) {
   // ceil(log2(2b)) follows b; one bucket is enough for a handful of keys (the filter takes 2).
   EXPECT_EQ(CuckooFingerprintBitsFor(0.01, 2), 9);
   EXPECT_EQ(CuckooFingerprintBitsFor(0.01, 8), 11);
-  EXPECT_EQ(CuckooSeed000Geometry(3, 0.01, 0.95, 4).buckets, 1u);
+  EXPECT_EQ(CuckooSurveyLabGeometry(3, 0.01, 0.95, 4).buckets, 1u);
 }
 
 // The filter sizes with the same rule from two buckets up.
@@ -47,7 +47,7 @@ TEST(TheoryFormulas, CuckooFilterSizesByTheSameRule) {
     p.target_fpr = 0.001;
     p.max_load = 0.94;
     const std::uint64_t seed_buckets =
-        CuckooSeed000Geometry(static_cast<double>(n), 0.001, 0.94, 4).buckets;
+        CuckooSurveyLabGeometry(static_cast<double>(n), 0.001, 0.94, 4).buckets;
     EXPECT_EQ(Cuckoo<0>::BucketsFor(p), std::max<std::uint64_t>(seed_buckets, 2)) << n;
     EXPECT_EQ(Cuckoo<0>::FingerprintBitsFor(p), CuckooFingerprintBitsFor(0.001, 4));
   }
@@ -68,12 +68,12 @@ TEST(TheoryFormulas, QuotientFprAtLoadIsTheTablesLimit) {
   }
 }
 
-// Seed 000's log2(n / alpha) is the quotient width q, exactly, at any fill of a 2^q table.
+// The AMQ survey's log2(n / alpha) is the quotient width q, exactly, at any fill of a 2^q table.
 TEST(TheoryFormulas, QuotientSeed000CountsQBitsExactly) {
   for (int q : {6, 10, 20}) {
     for (double n : {1.0, 37.0, 0.75 * std::ldexp(1.0, q), std::ldexp(1.0, q)}) {
       const double alpha = n / std::ldexp(1.0, q);
-      EXPECT_EQ(QuotientSeed000BitsPerKey(n, 8, alpha), (q + 8 + 3) / alpha) << q << " " << n;
+      EXPECT_EQ(QuotientSurveyBitsPerKey(n, 8, alpha), (q + 8 + 3) / alpha) << q << " " << n;
     }
   }
   EXPECT_EQ(QuotientBitsPerKey(8, 2.125, 0.5), 20.25);
