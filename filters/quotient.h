@@ -50,6 +50,7 @@
 #include <vector>
 
 #include "filters/bit_packed.h"
+#include "filters/quotient_common.h"
 #include "core/filter.h"
 #include "core/stat_catalog.h"
 #include "core/hashing.h"
@@ -63,27 +64,13 @@ class QuotientFilter {
   static constexpr std::string_view kParameters =
       "--fpr eps: r = ceil(log2(1/eps)); --bits-per-key B: r = floor(B*L) - 3; r in 2..32; "
       "--max-load L (default 0.9): slots = smallest 2^q with 2^q*L >= n";
-  static constexpr double kDefaultMaxLoad = 0.9;
   static constexpr int kMetadataBits = 3;
-
-  static int RemainderBitsFor(const FilterParams& p) {
-    const double load = p.max_load > 0 ? p.max_load : kDefaultMaxLoad;
-    const int r = p.bits_per_key > 0
-                      ? static_cast<int>(std::floor(p.bits_per_key * load)) - kMetadataBits
-                      : static_cast<int>(std::ceil(std::log2(1.0 / p.fpr_or_default())));
-    return std::clamp(r, 2, 32);
-  }
-
-  static int QuotientBitsFor(std::size_t capacity, double load) {
-    int q = 1;
-    while (std::ldexp(load, q) < static_cast<double>(capacity)) ++q;
-    return q;
-  }
+  static constexpr QuotientSizing kSizing{0.9, kMetadataBits, 1};  // filters/quotient_common.h
+  static constexpr double kDefaultMaxLoad = kSizing.default_max_load;
 
   explicit QuotientFilter(const FilterParams& p)
-      : QuotientFilter(QuotientBitsFor(p.capacity, p.max_load > 0 ? p.max_load : kDefaultMaxLoad),
-                       RemainderBitsFor(p), SpreadSeed(p.seed),
-                       p.max_load > 0 ? p.max_load : kDefaultMaxLoad) {}
+      : QuotientFilter(kSizing.QuotientBitsFor(p.capacity, kSizing.LoadFor(p)),
+                       kSizing.RemainderBitsFor(p), SpreadSeed(p.seed), kSizing.LoadFor(p)) {}
 
   // Geometry given directly (merge and resize build through here). r may be 1 after a resize.
   QuotientFilter(int quotient_bits, int remainder_bits, std::uint64_t spread_seed, double max_load)

@@ -35,6 +35,7 @@
 #include <string_view>
 #include <utility>
 
+#include "filters/quotient_common.h"
 #include "filters/rsqf_core.h"
 #include "core/filter.h"
 #include "core/stat_catalog.h"
@@ -51,27 +52,14 @@ class BasicRsqf {
   static constexpr std::string_view kParameters =
       "--fpr eps: r = ceil(log2(1/eps)); --bits-per-key B: r = floor(B*L - 2.125); r in 2..32; "
       "--max-load L (default 0.95): canonical slots = smallest 2^q >= 64 with 2^q*L >= n";
-  static constexpr double kDefaultMaxLoad = 0.95;
   using Core = RsqfCore<kOffsetLimit, kPortable>;
-
-  static int RemainderBitsFor(const FilterParams& p) {
-    const double load = p.max_load > 0 ? p.max_load : kDefaultMaxLoad;
-    const int r =
-        p.bits_per_key > 0
-            ? static_cast<int>(std::floor(p.bits_per_key * load - Core::kMetadataBitsPerSlot))
-            : static_cast<int>(std::ceil(std::log2(1.0 / p.fpr_or_default())));
-    return std::clamp(r, 2, 32);
-  }
-  static int QuotientBitsFor(std::size_t capacity, double load) {
-    int q = 6;
-    while (std::ldexp(load, q) < static_cast<double>(capacity)) ++q;
-    return q;
-  }
+  // q >= 6: the canonical slots fill at least one 64-slot block (filters/quotient_common.h).
+  static constexpr QuotientSizing kSizing{0.95, Core::kMetadataBitsPerSlot, 6};
+  static constexpr double kDefaultMaxLoad = kSizing.default_max_load;
 
   explicit BasicRsqf(const FilterParams& p)
-      : BasicRsqf(QuotientBitsFor(p.capacity, p.max_load > 0 ? p.max_load : kDefaultMaxLoad),
-                  RemainderBitsFor(p), SpreadSeed(p.seed),
-                  p.max_load > 0 ? p.max_load : kDefaultMaxLoad) {}
+      : BasicRsqf(kSizing.QuotientBitsFor(p.capacity, kSizing.LoadFor(p)),
+                  kSizing.RemainderBitsFor(p), SpreadSeed(p.seed), kSizing.LoadFor(p)) {}
 
   BasicRsqf(int quotient_bits, int remainder_bits, std::uint64_t spread_seed, double max_load)
       : core_(quotient_bits, remainder_bits), seed_(spread_seed), max_load_(max_load) {
