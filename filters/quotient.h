@@ -141,30 +141,13 @@ class QuotientFilter {
     while (cursor.Next(f)) fn(f >> r_, f & RemainderMask());
   }
 
-  // Both filters' fingerprints in one table. The inputs must share the seed; their fingerprints
-  // are cut to the shorter length p = min(q_a + r_a, q_b + r_b) (a prefix of the same hash), the
-  // result takes the larger q, doubled until it holds both at its max_load, and r = p - q.
+  // Both filters' fingerprints in one table (filters/quotient_common.h), bulk-loaded in one
+  // sequential pass.
   static QuotientFilter merge(const QuotientFilter& a, const QuotientFilter& b) {
-    if (a.seed_ != b.seed_) throw std::invalid_argument("quotient merge: different seeds");
-    const int p = std::min(a.q_ + a.r_, b.q_ + b.r_);
-    const double load = std::max(a.max_load_, b.max_load_);
-    int q = std::max(a.q_, b.q_);
-    while (std::ldexp(load, q) < static_cast<double>(a.stored_ + b.stored_)) ++q;
-    if (p - q < 1) throw std::invalid_argument("quotient merge: no remainder bits left");
-    QuotientFilter out(q, p - q, a.seed_, load);
+    const MergedGeometry g = MergeGeometry(kName, 1, a.Shape(), b.Shape());
+    QuotientFilter out(g.q, g.r, a.seed_, g.max_load);
     Cursor ca(a), cb(b);
-    std::uint64_t fa = 0, fb = 0;
-    bool has_a = ca.Next(fa), has_b = cb.Next(fb);
-    const int cut_a = a.q_ + a.r_ - p, cut_b = b.q_ + b.r_ - p;
-    while (has_a || has_b) {
-      if (has_b && (!has_a || (fb >> cut_b) < (fa >> cut_a))) {
-        out.AppendSorted(fb >> cut_b);
-        has_b = cb.Next(fb);
-      } else {
-        out.AppendSorted(fa >> cut_a);
-        has_a = ca.Next(fa);
-      }
-    }
+    InterleaveSorted(ca, cb, g, [&out](std::uint64_t f, std::uint64_t) { out.AppendSorted(f); });
     return out;
   }
 
@@ -227,9 +210,7 @@ class QuotientFilter {
     // What a positive lookup walks: back from fq to its cluster start, forward to the end of
     // fq's run, averaged over the occupied quotients (each weighted by its run length).
     s.put("slots_scanned_per_lookup", stored_ ? static_cast<double>(c.scan_weighted) / stored_ : 0.0);
-    const double n = static_cast<double>(stored_);
-    s.put("bits_per_key_seed002_formula", n > 0 ? (r_ + 3) / alpha : 0.0);
-    s.put("bits_per_key_seed000_formula", n > 0 ? (q_ + r_ + 3) / alpha : 0.0);
+    PutSeedBitsPerKey(s, q_, r_, kMetadataBits, alpha);
   }
 
   // Debug validator: checks every structural invariant and returns an empty string or the
@@ -295,6 +276,7 @@ class QuotientFilter {
   static constexpr std::uint64_t kOccupied = 1, kContinuation = 2, kShifted = 4;
 
   std::uint64_t RemainderMask() const { return (1ULL << r_) - 1; }
+  QuotientShape Shape() const { return {seed_, q_, r_, max_load_, stored_}; }
   std::uint64_t Next(std::uint64_t s) const { return (s + 1) & mask_; }
   std::uint64_t Prev(std::uint64_t s) const { return (s - 1) & mask_; }
   static bool IsEmpty(std::uint64_t v) { return (v & 7) == 0; }
