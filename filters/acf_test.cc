@@ -13,6 +13,7 @@
 
 #include "core/stats.h"
 #include "filters/all.h"
+#include "filters/test_params.h"
 #include "harness/adapt_experiment.h"
 #include "workloads/uniform.h"
 
@@ -58,12 +59,6 @@ void ExpectHoldsAll(const F& filter, const std::vector<std::uint64_t>& keys) {
 
 template <class F>
 class AcfEveryKind : public ::testing::Test {};
-struct KindNames {
-  template <class F>
-  static std::string GetName(int) {
-    return std::string(F::kName);
-  }
-};
 // Every filter of the one list with the adaptive capability (harness/adapt_experiment.h), as
 // the adapt experiments choose them: no second list of names.
 template <class F>
@@ -78,7 +73,7 @@ struct AsTestTypes<std::tuple<Ts...>> {
 };
 using Kinds = AsTestTypes<decltype(AdaptiveTuple(AllFilters{}))>::type;
 static_assert(std::tuple_size_v<decltype(AdaptiveTuple(AllFilters{}))> == 8);
-TYPED_TEST_SUITE(AcfEveryKind, Kinds, KindNames);
+TYPED_TEST_SUITE(AcfEveryKind, Kinds, filter_tests::FilterNames);
 
 TYPED_TEST(AcfEveryKind, FillsTo95PercentWithoutFailures) {
   TypeParam filter(Geometry(8, 1));
@@ -240,7 +235,7 @@ TEST(AcfFixes, SwappingRepeatRateIsTwoSlotsOverTheRange) {
 template <class F>
 class AcfCuckooingLayouts : public ::testing::Test {};
 using CuckooingLayouts = ::testing::Types<AcfCuckooing, AcfCuckooing2x4>;
-TYPED_TEST_SUITE(AcfCuckooingLayouts, CuckooingLayouts, KindNames);
+TYPED_TEST_SUITE(AcfCuckooingLayouts, CuckooingLayouts, filter_tests::FilterNames);
 
 TYPED_TEST(AcfCuckooingLayouts, RepeatRateIsNearZero) {
   TypeParam filter(Geometry(8, 6));
