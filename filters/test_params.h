@@ -19,6 +19,15 @@ inline FilterParams Params(std::size_t n, double fpr, double max_load, std::uint
   return p;
 }
 
+// The static filters' FilterParams: sized by n and the FPR alone (0: the default), no load.
+inline FilterParams StaticParams(std::size_t n, std::uint64_t seed, double fpr = 0.0) {
+  FilterParams p;
+  p.capacity = n;
+  p.seed = seed;
+  p.target_fpr = fpr;
+  return p;
+}
+
 // The third argument of TYPED_TEST_SUITE: each instantiation named by its filter's kName.
 struct FilterNames {
   template <class F>
