@@ -13,6 +13,7 @@
 
 #include "core/stats.h"
 #include "filters/all.h"
+#include "filters/test_params.h"
 #include "harness/kinds/adapt_kind.h"
 #include "workloads/uniform.h"
 
@@ -58,13 +59,7 @@ void ExpectHoldsAll(const F& filter, const std::vector<std::uint64_t>& keys) {
 
 template <class F>
 class AcfEveryKind : public ::testing::Test {};
-struct KindNames {
-  template <class F>
-  static std::string GetName(int) {
-    return std::string(F::kName);
-  }
-};
-// Every filter of the one list with the adaptive capability (harness/kinds/adapt_kind.h), as
+// Every filter of the one list with the adaptive capability (filters/acf.h), as
 // the adapt experiments choose them: no second list of names.
 template <class F>
 using KeepIfAdaptive = std::conditional_t<AdaptiveFilter<F>, std::tuple<F>, std::tuple<>>;
@@ -78,7 +73,7 @@ struct AsTestTypes<std::tuple<Ts...>> {
 };
 using Kinds = AsTestTypes<decltype(AdaptiveTuple(AllFilters{}))>::type;
 static_assert(std::tuple_size_v<decltype(AdaptiveTuple(AllFilters{}))> == 8);
-TYPED_TEST_SUITE(AcfEveryKind, Kinds, KindNames);
+TYPED_TEST_SUITE(AcfEveryKind, Kinds, filter_tests::FilterNames);
 
 TYPED_TEST(AcfEveryKind, FillsTo95PercentWithoutFailures) {
   TypeParam filter(Geometry(8, 1));
@@ -242,7 +237,7 @@ TEST(AcfFixes, SwappingRecurrenceRateIsTwoSlotsOverTheRange) {
 template <class F>
 class AcfCuckooingLayouts : public ::testing::Test {};
 using CuckooingLayouts = ::testing::Types<AcfCuckooing, AcfCuckooing2x4>;
-TYPED_TEST_SUITE(AcfCuckooingLayouts, CuckooingLayouts, KindNames);
+TYPED_TEST_SUITE(AcfCuckooingLayouts, CuckooingLayouts, filter_tests::FilterNames);
 
 TYPED_TEST(AcfCuckooingLayouts, RecurrenceRateIsNearZero) {
   TypeParam filter(Geometry(8, 6));

@@ -48,6 +48,7 @@
 
 #include "core/stats.h"
 #include "filters/all.h"
+#include "filters/test_params.h"
 #include "harness/cell/kernels.h"
 #include "workloads/adversarial.h"
 #include "workloads/uniform.h"
@@ -684,15 +685,8 @@ void Print(std::string_view filter, const std::vector<Outcome>& outcomes) {
 template <class F>
 class Adversarial : public ::testing::Test {};
 
-struct FilterNames {
-  template <class F>
-  static std::string GetName(int) {
-    return std::string(F::kName);
-  }
-};
-
 using AllTypes = Rebind<AllFilters, ::testing::Types>::type;
-TYPED_TEST_SUITE(Adversarial, AllTypes, FilterNames);
+TYPED_TEST_SUITE(Adversarial, AllTypes, filter_tests::FilterNames);
 
 // One test per filter, not one per kind of set: under ASan each test process costs ~0.2 s
 // of start-up alone, and RunSet's trace names the set that fails.

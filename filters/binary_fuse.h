@@ -83,10 +83,15 @@ inline Geometry GeometryFor(std::size_t n, int arity) {
 }
 }  // namespace fuse_detail
 
+// Construction, slot array and lookups: PeeledFilterBase (filters/static_common.h).
 template <int kFixedBits, int kArity>
-class BinaryFuse {
-  static_assert(kFixedBits == 0 || kFixedBits == 8 || kFixedBits == 16);
+class BinaryFuse : public PeeledFilterBase<BinaryFuse<kFixedBits, kArity>, kFixedBits, kArity> {
   static_assert(kArity == 3 || kArity == 4);
+  using Shared = PeeledFilterBase<BinaryFuse, kFixedBits, kArity>;
+  using Shared::bits_;
+  using Shared::fingerprints_;
+  using Shared::keys_;
+  using Shared::slots_;
 
  public:
   static constexpr std::string_view kName = fuse_detail::NameFor(kFixedBits, kArity);
@@ -118,58 +123,19 @@ class BinaryFuse {
                           const StaticBuildOptions& options) {
     BinaryFuse f;
     f.bits_ = FingerprintBitsFor(p, keys.size());
-    std::vector<std::uint64_t> distinct, sorted;
+    // Each attempt: the segments for these keys, and their hashes sorted by first segment.
+    std::vector<std::uint64_t> sorted;
     std::vector<std::uint32_t> offsets;
-    static_detail::Peeler<kArity> peeler;
-    for (int attempt = 0; attempt < options.max_attempts; ++attempt) {
-      f.SetGeometry(fuse_detail::GeometryFor(keys.size(), kArity), options.slots_override);
-      f.seed_ = static_detail::AttemptSeed(p.seed, attempt);
-      f.attempts_ = attempt + 1;
-      static_detail::HashAndSortByBucket(keys, f.seed_, f.segment_count_, offsets, sorted);
-      const auto positions = [&f](std::uint64_t h, std::array<std::uint32_t, kArity>& out) {
-        f.Positions(h, out);
-      };
-      if (peeler.Peel(sorted, f.slots_, positions)) {
-        f.fingerprints_ = Store(f.slots_, f.bits_);
-        peeler.Assign(sorted, positions, f.fingerprints_,
-                      [&f](std::uint64_t h) { return f.Fingerprint(h); });
-        f.keys_ = keys.size();
-        return f;
-      }
-      if (attempt == 0 && distinct.empty()) {
-        distinct = static_detail::DistinctKeys(keys);
-        f.duplicates_ = keys.size() - distinct.size();
-        if (f.duplicates_ > 0) keys = distinct;
-      }
-    }
-    throw BuildFailed(std::string(kName) + ": peeling failed " +
-                      std::to_string(options.max_attempts) + " times for " +
-                      std::to_string(keys.size()) + " keys");
+    const auto lay_out = [&](std::span<const std::uint64_t> attempt_keys) {
+      f.SetGeometry(fuse_detail::GeometryFor(attempt_keys.size(), kArity), options.slots_override);
+      static_detail::HashAndSortByBucket(attempt_keys, f.seed_, f.segment_count_, offsets, sorted);
+      return std::span<std::uint64_t>(sorted);
+    };
+    Shared::BuildByPeeling(f, keys, p.seed, options, lay_out);
+    return f;
   }
 
-  bool contains(std::uint64_t key) const { return Probe(Locate(key)); }
-
-  // kArity cache lines per key within a window of kArity segments: the pipeline
-  // (core/batched.h) keeps 16 keys' lines in flight.
-  std::size_t contains_many(std::span<const std::uint64_t> keys, std::span<std::uint8_t> out) const {
-    return PipelinedContains<16>(
-        keys, out,
-        [this](std::uint64_t key) {
-          const Located l = Locate(key);
-          for (std::uint32_t p : l.positions) fingerprints_.prefetch(p);
-          return l;
-        },
-        [this](const Located& l) { return Probe(l); });
-  }
-
-  std::size_t size_in_bytes() const { return fingerprints_.size_in_bytes(); }
-  std::span<const std::uint8_t> bytes() const {
-    return {fingerprints_.data(), fingerprints_.size_in_bytes()};
-  }
-  int fingerprint_bits() const { return bits_; }
-  std::size_t slots() const { return slots_; }
   std::uint32_t segment_length() const { return segment_length_; }
-  int build_attempts() const { return attempts_; }
   double size_factor() const { return keys_ ? static_cast<double>(slots_) / keys_ : 0.0; }
 
   // The paper's size factor at n times k, whatever the segments rounded the array to.
@@ -189,32 +155,19 @@ class BinaryFuse {
       stat::kDuplicatesRemoved};
 
   void add_stats(Stats& s) const {
-    s.put("build_attempts", attempts_);
+    s.put("build_attempts", this->attempts_);
     s.put("fingerprint_bits", bits_);
     s.put("slots", slots_);
     s.put("segment_length", segment_length_);
     s.put("segment_count", segment_count_);
     s.put("size_factor", size_factor());
     s.put("size_factor_formula", formula_factor_);
-    s.put("duplicates_removed", duplicates_);
+    s.put("duplicates_removed", this->duplicates_);
   }
 
  private:
-  using Store = static_detail::FingerprintArray<kFixedBits>;
-
-  // What a lookup reads, derived from the key's hash.
-  struct Located {
-    std::array<std::uint32_t, kArity> positions;
-    std::uint64_t fingerprint;
-  };
-
-  Located Locate(std::uint64_t key) const {
-    const std::uint64_t h = HashKey(key, seed_);
-    Located l;
-    Positions(h, l.positions);
-    l.fingerprint = Fingerprint(h);
-    return l;
-  }
+  friend Shared;  // calls Positions and Probe
+  using typename Shared::Located;
 
   bool Probe(const Located& l) const {
     std::uint64_t v = l.fingerprint;
@@ -252,22 +205,11 @@ class BinaryFuse {
     }
   }
 
-  std::uint64_t Fingerprint(std::uint64_t h) const {
-    return static_detail::FingerprintOf(h, kFixedBits ? kFixedBits : bits_);
-  }
-
-  int bits_ = 8;
-  std::uint64_t seed_ = 0;
   std::uint32_t segment_length_ = 1;
   std::uint32_t segment_mask_ = 0;
   std::uint32_t segment_count_ = 1;
   std::uint64_t first_range_ = 1;
-  std::size_t slots_ = 0;
   double formula_factor_ = 0;
-  std::size_t keys_ = 0;
-  std::size_t duplicates_ = 0;
-  int attempts_ = 0;
-  Store fingerprints_;
 };
 
 using BinaryFuse8 = BinaryFuse<8, 3>;

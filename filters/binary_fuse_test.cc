@@ -11,17 +11,14 @@
 #include "core/stats.h"
 #include "workloads/uniform.h"
 #include "harness/cell/stat_json.h"
+#include "filters/static_test_support.h"
+#include "filters/test_params.h"
 
 namespace amq {
 namespace {
 
-FilterParams Params(std::size_t n, std::uint64_t seed, double fpr = 0.0) {
-  FilterParams p;
-  p.capacity = n;
-  p.seed = seed;
-  p.target_fpr = fpr;
-  return p;
-}
+using filter_tests::ExpectFprIsTwoToMinusK;
+using filter_tests::StaticParams;
 
 template <class F>
 class FuseTest : public ::testing::Test {};
@@ -32,7 +29,7 @@ TYPED_TEST_SUITE(FuseTest, FuseTypes);
 TYPED_TEST(FuseTest, HoldsEveryKey) {
   for (std::size_t n : {0, 1, 2, 3, 5, 1000, 100000}) {
     const auto keys = UniformKeys(n + 3, KeyStream::kMembers, n);
-    const auto f = TypeParam::build(keys, Params(n, 5));
+    const auto f = TypeParam::build(keys, StaticParams(n, 5));
     EXPECT_EQ(CountContained(f, keys), n) << "false negatives at n = " << n;
     EXPECT_GE(f.build_attempts(), 1);
   }
@@ -42,7 +39,7 @@ TYPED_TEST(FuseTest, RepeatedKeysAreRemovedNotRetriedForever) {
   const auto distinct = UniformKeys(3, KeyStream::kMembers, 1000);
   std::vector<std::uint64_t> keys(distinct.begin(), distinct.end());
   keys.insert(keys.end(), distinct.rbegin(), distinct.rbegin() + 10);  // 10 keys twice
-  const auto f = TypeParam::build(keys, Params(keys.size(), 9));
+  const auto f = TypeParam::build(keys, StaticParams(keys.size(), 9));
   EXPECT_EQ(CountContained(f, distinct), distinct.size());
   EXPECT_EQ(f.build_attempts(), 2);  // a repeated equation never peels
   const Json s = StatsOf(f);
@@ -82,26 +79,26 @@ TEST(BinaryFuse, SpaceIsTheRealisedFactorAndTheoryThePapers) {
   constexpr std::size_t n = 100000;
   const auto keys = UniformKeys(4, KeyStream::kMembers, n);
   for (int k : {4, 7, 8, 12}) {
-    const auto f3 = BinaryFuse<0, 3>::build(keys, Params(n, 1, std::ldexp(1.0, -k)));
+    const auto f3 = BinaryFuse<0, 3>::build(keys, StaticParams(n, 1, std::ldexp(1.0, -k)));
     const auto g3 = fuse_detail::GeometryFor(n, 3);
     ASSERT_EQ(f3.fingerprint_bits(), k);
     EXPECT_DOUBLE_EQ(f3.theory().bits_per_key, g3.formula_factor * k);
     EXPECT_EQ(f3.size_in_bytes(), (g3.slots * k + 7) / 8);
     // The realised factor sits within one segment of the formula's.
     EXPECT_NEAR(f3.size_factor(), g3.formula_factor, static_cast<double>(g3.segment_length) / n);
-    const auto f4 = BinaryFuse<0, 4>::build(keys, Params(n, 1, std::ldexp(1.0, -k)));
+    const auto f4 = BinaryFuse<0, 4>::build(keys, StaticParams(n, 1, std::ldexp(1.0, -k)));
     const auto g4 = fuse_detail::GeometryFor(n, 4);
     EXPECT_DOUBLE_EQ(f4.theory().bits_per_key, g4.formula_factor * k);
     EXPECT_EQ(f4.size_in_bytes(), (g4.slots * k + 7) / 8);
   }
-  EXPECT_EQ(BinaryFuse8::build(keys, Params(n, 1)).size_in_bytes(),
+  EXPECT_EQ(BinaryFuse8::build(keys, StaticParams(n, 1)).size_in_bytes(),
             fuse_detail::GeometryFor(n, 3).slots);
-  EXPECT_EQ(BinaryFuse16x4::build(keys, Params(n, 1)).size_in_bytes(),
+  EXPECT_EQ(BinaryFuse16x4::build(keys, StaticParams(n, 1)).size_in_bytes(),
             2 * fuse_detail::GeometryFor(n, 4).slots);
 }
 
 TEST(BinaryFuse, WidthFromParams) {
-  FilterParams p = Params(1000000, 1);
+  FilterParams p = StaticParams(1000000, 1);
   EXPECT_EQ((BinaryFuse<0, 3>::FingerprintBitsFor(p, 1000000)), 7);
   p.target_fpr = 0;
   p.bits_per_key = 9;
@@ -110,43 +107,29 @@ TEST(BinaryFuse, WidthFromParams) {
   EXPECT_EQ(BinaryFuse16::FingerprintBitsFor(p, 1000000), 16);
 }
 
-template <class F>
-void ExpectFprIsTwoToMinusK(const FilterParams& p, int expected_bits) {
-  constexpr std::size_t kKeys = 100000, kNegatives = 1000000;
-  const auto keys = UniformKeys(21, KeyStream::kMembers, kKeys);
-  const auto negatives = UniformKeys(21, KeyStream::kNonMembers, kNegatives);
-  const auto f = F::build(keys, p);
-  ASSERT_EQ(f.fingerprint_bits(), expected_bits);
-  EXPECT_EQ(f.theory().fpr, std::ldexp(1.0, -expected_bits));
-  const Interval band = BinomialBand(kNegatives, f.theory().fpr);
-  const double fp = static_cast<double>(CountContained(f, negatives));
-  EXPECT_GE(fp, band.low) << F::kName << " k = " << expected_bits;
-  EXPECT_LE(fp, band.high) << F::kName << " k = " << expected_bits;
-}
-
 TEST(BinaryFuse, FalsePositiveRateIsTwoToMinusK) {
+  const auto keys = UniformKeys(21, KeyStream::kMembers, 100000);
+  const auto negatives = UniformKeys(21, KeyStream::kNonMembers, 1000000);
   for (int k : {1, 4, 7, 8, 12}) {
-    ExpectFprIsTwoToMinusK<BinaryFuse<0, 3>>(Params(100000, 2, std::ldexp(1.0, -k)), k);
-    ExpectFprIsTwoToMinusK<BinaryFuse<0, 4>>(Params(100000, 2, std::ldexp(1.0, -k)), k);
+    const FilterParams p = StaticParams(100000, 2, std::ldexp(1.0, -k));
+    ExpectFprIsTwoToMinusK<BinaryFuse<0, 3>>(keys, negatives, p, k);
+    ExpectFprIsTwoToMinusK<BinaryFuse<0, 4>>(keys, negatives, p, k);
   }
-  ExpectFprIsTwoToMinusK<BinaryFuse8>(Params(100000, 2), 8);
-  ExpectFprIsTwoToMinusK<BinaryFuse16>(Params(100000, 2), 16);
-  ExpectFprIsTwoToMinusK<BinaryFuse8x4>(Params(100000, 2), 8);
-  ExpectFprIsTwoToMinusK<BinaryFuse16x4>(Params(100000, 2), 16);
+  ExpectFprIsTwoToMinusK<BinaryFuse8>(keys, negatives, StaticParams(100000, 2), 8);
+  ExpectFprIsTwoToMinusK<BinaryFuse16>(keys, negatives, StaticParams(100000, 2), 16);
+  ExpectFprIsTwoToMinusK<BinaryFuse8x4>(keys, negatives, StaticParams(100000, 2), 8);
+  ExpectFprIsTwoToMinusK<BinaryFuse16x4>(keys, negatives, StaticParams(100000, 2), 16);
 }
 
 TEST(BinaryFuse, FailureIsBoundedAndReported) {
-  const auto keys = UniformKeys(8, KeyStream::kMembers, 1000);
-  StaticBuildOptions squeeze;
-  squeeze.max_attempts = 5;
-  squeeze.slots_override = 700;  // fewer slots than keys: no seed can peel this
-  EXPECT_THROW(BinaryFuse8::build(keys, Params(1000, 1), squeeze), BuildFailed);
-  EXPECT_THROW(BinaryFuse8x4::build(keys, Params(1000, 1), squeeze), BuildFailed);
+  // fewer slots than keys: no seed can peel this
+  filter_tests::ExpectSqueezedBuildsFail<BinaryFuse8, BinaryFuse8x4>(
+      UniformKeys(8, KeyStream::kMembers, 1000), 700);
 }
 
 TEST(BinaryFuse, StatsNameTheBuild) {
   const auto keys = UniformKeys(8, KeyStream::kMembers, 5000);
-  const auto f = BinaryFuse8::build(keys, Params(5000, 1));
+  const auto f = BinaryFuse8::build(keys, StaticParams(5000, 1));
   const Json s = StatsOf(f);
   EXPECT_EQ(s["build_attempts"], f.build_attempts());
   EXPECT_EQ(s["fingerprint_bits"], 8);

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "filters/all.h"
+#include "filters/test_params.h"
 #include "harness/cell/kernels.h"
 #include "core/stats.h"
 #include "workloads/uniform.h"
@@ -16,15 +17,8 @@ namespace {
 template <class F>
 class Conformance : public ::testing::Test {};
 
-struct FilterNames {
-  template <class F>
-  static std::string GetName(int) {
-    return std::string(F::kName);
-  }
-};
-
 using AllTypes = Rebind<AllFilters, ::testing::Types>::type;
-TYPED_TEST_SUITE(Conformance, AllTypes, FilterNames);
+TYPED_TEST_SUITE(Conformance, AllTypes, filter_tests::FilterNames);
 
 FilterParams ParamsFor(std::size_t n, std::uint64_t seed) {
   FilterParams p;

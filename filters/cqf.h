@@ -44,81 +44,37 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
-#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
-#include <utility>
 
+#include "filters/quotient_common.h"
 #include "filters/rsqf_core.h"
 #include "filters/theory_formulas.h"
 #include "core/filter.h"
 #include "core/stat_catalog.h"
-#include "core/hashing.h"
 
 namespace amq {
 
-// kPortable: the core's portable paths, forced (filters/rsqf_core.h); the tests use it.
+// One entry per distinct remainder, its count in the slots as above. What the CQF shares with
+// the RSQF (sizing, constructors, lookups, merge, resize) is RsqfFilterBase's (rsqf_core.h).
 template <int kOffsetLimit = 255, bool kPortable = false>
-class BasicCqf {
+class BasicCqf
+    : public RsqfFilterBase<BasicCqf<kOffsetLimit, kPortable>, kOffsetLimit, kPortable> {
+  using Shared = RsqfFilterBase<BasicCqf, kOffsetLimit, kPortable>;
+  using Shared::core_;
+  using Shared::RemainderMask;
+  using Shared::Split;
+
  public:
+  using typename Shared::Core;
   static constexpr std::string_view kName = "cqf";
-  static constexpr std::string_view kFamily = "quotient";
-  static constexpr std::string_view kParameters =
-      "--fpr eps: r = ceil(log2(1/eps)); --bits-per-key B: r = floor(B*L - 2.125); r in 2..32; "
-      "--max-load L (default 0.95): canonical slots = smallest 2^q >= 64 with 2^q*L >= n";
-  static constexpr double kDefaultMaxLoad = 0.95;
-  using Core = RsqfCore<kOffsetLimit, kPortable>;
-
-  static int RemainderBitsFor(const FilterParams& p) {
-    const double load = p.max_load > 0 ? p.max_load : kDefaultMaxLoad;
-    const int r =
-        p.bits_per_key > 0
-            ? static_cast<int>(std::floor(p.bits_per_key * load - Core::kMetadataBitsPerSlot))
-            : static_cast<int>(std::ceil(std::log2(1.0 / p.fpr_or_default())));
-    return std::clamp(r, 2, 32);
-  }
-  static int QuotientBitsFor(std::size_t capacity, double load) {
-    int q = 6;
-    while (std::ldexp(load, q) < static_cast<double>(capacity)) ++q;
-    return q;
-  }
-
-  explicit BasicCqf(const FilterParams& p)
-      : BasicCqf(QuotientBitsFor(p.capacity, p.max_load > 0 ? p.max_load : kDefaultMaxLoad),
-                 RemainderBitsFor(p), SpreadSeed(p.seed),
-                 p.max_load > 0 ? p.max_load : kDefaultMaxLoad) {}
-
-  BasicCqf(int quotient_bits, int remainder_bits, std::uint64_t spread_seed, double max_load)
-      : core_(quotient_bits, remainder_bits), seed_(spread_seed), max_load_(max_load) {
-    if (quotient_bits < 6 || remainder_bits < 2 || remainder_bits > 32 ||
-        quotient_bits + remainder_bits > 64) {
-      throw std::invalid_argument("cqf: need q >= 6, 2 <= r <= 32, q + r <= 64");
-    }
-  }
-
-  bool insert(std::uint64_t key) {
-    const auto [fq, fr] = Split(key);
-    if (!Increment(fq, fr)) {
-      ++insert_failures_;
-      return false;
-    }
-    return true;
-  }
-
-  bool contains(std::uint64_t key) const {
-    const auto [fq, fr] = Split(key);
-    return Holds(fq, fr);
-  }
-
-  // Batched lookups (BatchedFilter), RsqfCore::ContainsMany: prefetch a group, then probe.
-  std::size_t contains_many(std::span<const std::uint64_t> keys, std::span<std::uint8_t> out) const {
-    return core_.ContainsMany(
-        keys, out, [this](std::uint64_t k) { return Split(k); },
-        [this](std::uint64_t fq, std::uint64_t fr) { return Holds(fq, fr); });
-  }
+  static constexpr int kMinRemainderBits = 2;  // r = 1 leaves counters no digits (base 2^r - 2)
+  using Shared::RsqfFilterBase;  // its constructors
 
  private:
+  friend Shared;  // calls Holds, AddFingerprint, AppendEntry, FinishAppend and Cursor
+
   bool Holds(std::uint64_t fq, std::uint64_t fr) const {
     if (!core_.Occupied(fq)) return false;
     const std::uint64_t end = core_.RunEndUpTo(fq);
@@ -204,67 +160,20 @@ class BasicCqf {
     return false;
   }
 
-  std::size_t size_in_bytes() const { return core_.size_in_bytes(); }
-  std::span<const std::uint8_t> bytes() const { return core_.bytes(); }
-  // Slots in use (entries plus counter slots) over canonical slots.
-  std::uint64_t insert_failures() const { return insert_failures_; }  // inserts refused
-  double load_factor() const { return static_cast<double>(core_.used()) / core_.canonical_slots(); }
   std::uint64_t distinct() const { return entries_; }
   std::uint64_t total() const { return total_; }
   std::uint64_t used_slots() const { return core_.used(); }
-  int quotient_bits() const { return core_.q(); }
-  int remainder_bits() const { return core_.r(); }
 
   Theory theory() const {
     // Bits/key at L, not at alpha.
-    return {CqfFpr(static_cast<double>(entries_), core_.q(), core_.r()),
-            QuotientBitsPerKey(core_.r(), Core::kMetadataBitsPerSlot, max_load_)};
-  }
-
-  std::pair<std::uint64_t, std::uint64_t> Fingerprint(std::uint64_t key) const {
-    return Split(key);
+    return {CqfFpr(static_cast<double>(entries_), core_.q(), core_.r()), this->BitsPerKeyAtMaxLoad()};
   }
 
   template <class Fn>
   void for_each_fingerprint(Fn&& fn) const {
-    EntryCursor cursor(*this);
+    Cursor cursor(*this);
     std::uint64_t f, c;
     while (cursor.Next(f, c)) fn(f >> core_.r(), f & RemainderMask(), c);
-  }
-
-  static BasicCqf merge(const BasicCqf& a, const BasicCqf& b) {
-    if (a.seed_ != b.seed_) throw std::invalid_argument("cqf merge: different seeds");
-    const int pa = a.core_.q() + a.core_.r(), pb = b.core_.q() + b.core_.r();
-    const int p = std::min(pa, pb);
-    const double load = std::max(a.max_load_, b.max_load_);
-    int q = std::max(a.core_.q(), b.core_.q());
-    while (std::ldexp(load, q) < static_cast<double>(a.core_.used() + b.core_.used())) ++q;
-    if (p - q < 2) throw std::invalid_argument("cqf merge: fewer than 2 remainder bits left");
-    BasicCqf out(q, p - q, a.seed_, load);
-    EntryCursor ca(a), cb(b);
-    std::uint64_t fa = 0, fb = 0, na = 0, nb = 0;
-    bool has_a = ca.Next(fa, na), has_b = cb.Next(fb, nb);
-    while (has_a || has_b) {
-      if (has_b && (!has_a || (fb >> (pb - p)) < (fa >> (pa - p)))) {
-        out.AppendEntry(fb >> (pb - p), nb);
-        has_b = cb.Next(fb, nb);
-      } else {
-        out.AppendEntry(fa >> (pa - p), na);
-        has_a = ca.Next(fa, na);
-      }
-    }
-    out.FlushAppend();
-    return out;
-  }
-
-  BasicCqf resized_double() const {
-    if (core_.r() < 3) throw std::invalid_argument("cqf resize: needs r >= 3");
-    BasicCqf out(core_.q() + 1, core_.r() - 1, seed_, max_load_);
-    EntryCursor cursor(*this);
-    std::uint64_t f, c;
-    while (cursor.Next(f, c)) out.AppendEntry(f, c);
-    out.FlushAppend();
-    return out;
   }
 
   // The statistics add_stats reports (core/filter.h).
@@ -310,10 +219,7 @@ class BasicCqf {
     s.put("stretch_length_mean", sh.stretches ? static_cast<double>(sh.used) / sh.stretches : 0.0);
     s.put("stretch_length_max", sh.stretch_max);
     s.put("offset_max", sh.offset_max);
-    s.put("bits_per_key_seed002_formula",
-          n > 0 ? QuotientBitsPerKey(core_.r(), Core::kMetadataBitsPerSlot, alpha) : 0.0);
-    s.put("bits_per_key_seed000_formula",
-          n > 0 ? QuotientSurveyBitsPerKey(n, core_.r(), alpha) : 0.0);
+    PutSeedBitsPerKey(s, n, core_.r(), Core::kMetadataBitsPerSlot, alpha);
   }
 
   // Core invariants plus: every run decodes into entries with strictly increasing remainders
@@ -350,14 +256,6 @@ class BasicCqf {
   struct Entry {
     std::uint64_t rem, count, len;
   };
-
-  std::uint64_t RemainderMask() const { return (1ULL << core_.r()) - 1; }
-
-  std::pair<std::uint64_t, std::uint64_t> Split(std::uint64_t key) const {
-    const int p = core_.q() + core_.r();
-    const std::uint64_t f = HashKey(key, seed_) >> (64 - p);
-    return {f >> core_.r(), f & RemainderMask()};
-  }
 
   // Digit alphabets: for x > 0 the values {1 .. 2^r - 1} without x; for x = 0, {1 .. 2^r - 1}.
   std::uint64_t Base(std::uint64_t x) const { return RemainderMask() - (x > 0 ? 1 : 0); }
@@ -415,8 +313,9 @@ class BasicCqf {
     return {x, v + 3, len};
   }
 
-  // Adds one to the count of (fq, fr), creating the entry (one slot) if needed.
-  bool Increment(std::uint64_t fq, std::uint64_t fr) {
+  // Shared::insert's step: adds one to the count of (fq, fr), creating the entry (one slot) if
+  // needed.
+  bool AddFingerprint(std::uint64_t fq, std::uint64_t fr) {
     if (!core_.Occupied(fq)) {
       const std::int64_t prev = core_.RunEndUpTo(fq);
       if (!core_.InsertSlot(fq, std::max<std::int64_t>(fq, prev + 1), fr, -1)) return false;
@@ -501,14 +400,15 @@ class BasicCqf {
     total_ += pending_count_;
     pending_count_ = 0;
   }
-  void FlushAppend() {
+  void FinishAppend() {
     FlushPending();
     core_.FinishAppend();
   }
 
-  class EntryCursor {
+  // Pulls the entries (quotient << r | remainder, count) in increasing order.
+  class Cursor {
    public:
-    explicit EntryCursor(const BasicCqf& f) : f_(f), runs_(f.core_) {}
+    explicit Cursor(const BasicCqf& f) : f_(f), runs_(f.core_) {}
     bool Next(std::uint64_t& fingerprint, std::uint64_t& count) {
       if (p_ > end_) {
         if (!runs_.Next(x_, p_, end_)) return false;
@@ -526,10 +426,7 @@ class BasicCqf {
     std::uint64_t x_ = 0, p_ = 1, end_ = 0;
   };
 
-  Core core_;
-  std::uint64_t seed_;
-  double max_load_;
-  std::uint64_t entries_ = 0, total_ = 0, insert_failures_ = 0;
+  std::uint64_t entries_ = 0, total_ = 0;
   std::uint64_t pending_f_ = 0, pending_count_ = 0;
   // Whether an entry was ever written with a count >= 3 (its digits are slots that are not
   // remainders). Set, never cleared: an erase back to count 2 leaves it set, which only costs

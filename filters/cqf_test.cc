@@ -1,30 +1,32 @@
 // filters/cqf_test.cc - the counting quotient filter: counts against an exact map under
 // skewed (many-duplicate) insert/erase sequences, the in-slot counter encoding at every
-// remainder width and value, counter overflow, a full table, merge and resize.
+// remainder width and value, counter overflow, merges adding counts. Merge, resize, erase by
+// fingerprint and a full table as the other quotient filters: quotient_family_test.cc.
 #include "filters/cqf.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cstring>
 #include <map>
 #include <tuple>
 #include <utility>
 #include <vector>
 
-#include "harness/cell/kernels.h"
 #include "core/stats.h"
 #include "workloads/uniform.h"
 #include "harness/cell/stat_json.h"
+#include "filters/quotient_test_support.h"
 #include "filters/test_params.h"
 
 namespace amq {
 namespace {
 
-using Fp = std::pair<std::uint64_t, std::uint64_t>;
 using FpCount = std::tuple<std::uint64_t, std::uint64_t, std::uint64_t>;
 
+using filter_tests::ExpectFprMatchesTheory;
+using filter_tests::Fp;
 using filter_tests::Params;
+using filter_tests::TwinsAgree;
 
 template <class F>
 std::vector<FpCount> Entries(const F& f) {
@@ -74,12 +76,8 @@ void SkewedOps(int q, int r, std::size_t pool_size, std::uint64_t seed, int step
         ASSERT_EQ(f.contains(k), c > 0 || fp_count.count(f.Fingerprint(k)) > 0);
         ASSERT_EQ(portable.contains(k), f.contains(k));
       }
-      ASSERT_TRUE(std::ranges::equal(f.bytes(), portable.bytes())) << "step " << step;
-      XorShift64Star probes(seed + step);  // apart from rng: the operations stay as they were
-      for (int i = 0; i < 200; ++i) {
-        const std::uint64_t probe = probes.Next();
-        ASSERT_EQ(f.contains(probe), portable.contains(probe)) << "step " << step;
-      }
+      // probes apart from rng: the operations stay as they were
+      ASSERT_TRUE(TwinsAgree(f, portable, seed + step)) << "step " << step;
     }
   }
 }
@@ -219,34 +217,11 @@ TEST(Cqf, CountersNeverWrap) {
   ASSERT_EQ(full.Validate(), "");
 }
 
-TEST(Cqf, FullTableRefusesWithoutChange) {
-  Cqf f(6, 8, SpreadSeed(4), 0.95);  // 64 canonical + 128 overflow slots
-  const auto keys = UniformKeys(4, KeyStream::kMembers, 400);
-  std::size_t refused = 0;
-  for (int round = 0; round < 3; ++round) {
-    for (auto k : keys) {
-      const std::vector<std::uint8_t> before(f.bytes().begin(), f.bytes().end());
-      if (!f.insert(k)) {
-        ++refused;
-        ASSERT_EQ(std::memcmp(before.data(), f.bytes().data(), before.size()), 0);
-      }
-    }
-  }
-  EXPECT_GT(refused, 0u);
-  ASSERT_EQ(f.Validate(), "");
-  const Json s = StatsOf(f);
-  EXPECT_EQ(f.insert_failures(), refused);
-}
-
 TEST(Cqf, FprMatchesTheory) {
   for (int r : {3, 8}) {
     Cqf f(14, r, SpreadSeed(r), 0.95);
     for (auto k : UniformKeys(r, KeyStream::kMembers, 15500)) ASSERT_TRUE(f.insert(k));
-    const std::size_t probes = 400000;
-    const std::size_t fp = CountContained(f, UniformKeys(r, KeyStream::kNonMembers, probes));
-    const Interval band = BinomialBand(probes, f.theory().fpr);
-    EXPECT_GE(static_cast<double>(fp), band.low);
-    EXPECT_LE(static_cast<double>(fp), band.high);
+    ExpectFprMatchesTheory(f, UniformKeys(r, KeyStream::kNonMembers, 400000));
   }
 }
 
@@ -275,11 +250,7 @@ TEST(Cqf, MergeAddsCountsAndResizeKeepsThem) {
   for (auto k : a_keys) ASSERT_EQ(g.count(k), m.count(k));
   for (auto k : b_keys) ASSERT_EQ(g.count(k), m.count(k));
   EXPECT_DOUBLE_EQ(g.theory().fpr, m.theory().fpr);
-  const std::size_t probes = 1000000;
-  const std::size_t fp = CountContained(g, UniformKeys(11, KeyStream::kNonMembers, probes));
-  const Interval band = BinomialBand(probes, g.theory().fpr);
-  EXPECT_GE(static_cast<double>(fp), band.low);
-  EXPECT_LE(static_cast<double>(fp), band.high);
+  ExpectFprMatchesTheory(g, UniformKeys(11, KeyStream::kNonMembers, 1000000));
 }
 
 }  // namespace

@@ -52,7 +52,7 @@
 #include <vector>
 
 #include "filters/bit_packed.h"
-#include "filters/theory_formulas.h"
+#include "filters/quotient_common.h"
 #include "core/filter.h"
 #include "core/stat_catalog.h"
 #include "core/hashing.h"
@@ -66,27 +66,13 @@ class QuotientFilter {
   static constexpr std::string_view kParameters =
       "--fpr eps: r = ceil(log2(1/eps)); --bits-per-key B: r = floor(B*L) - 3; r in 2..32; "
       "--max-load L (default 0.9): slots = smallest 2^q with 2^q*L >= n";
-  static constexpr double kDefaultMaxLoad = 0.9;
   static constexpr int kMetadataBits = 3;
-
-  static int RemainderBitsFor(const FilterParams& p) {
-    const double load = p.max_load > 0 ? p.max_load : kDefaultMaxLoad;
-    const int r = p.bits_per_key > 0
-                      ? static_cast<int>(std::floor(p.bits_per_key * load)) - kMetadataBits
-                      : static_cast<int>(std::ceil(std::log2(1.0 / p.fpr_or_default())));
-    return std::clamp(r, 2, 32);
-  }
-
-  static int QuotientBitsFor(std::size_t capacity, double load) {
-    int q = 1;
-    while (std::ldexp(load, q) < static_cast<double>(capacity)) ++q;
-    return q;
-  }
+  static constexpr QuotientSizing kSizing{0.9, kMetadataBits, 1};  // filters/quotient_common.h
+  static constexpr double kDefaultMaxLoad = kSizing.default_max_load;
 
   explicit QuotientFilter(const FilterParams& p)
-      : QuotientFilter(QuotientBitsFor(p.capacity, p.max_load > 0 ? p.max_load : kDefaultMaxLoad),
-                       RemainderBitsFor(p), SpreadSeed(p.seed),
-                       p.max_load > 0 ? p.max_load : kDefaultMaxLoad) {}
+      : QuotientFilter(kSizing.QuotientBitsFor(p.capacity, kSizing.LoadFor(p)),
+                       kSizing.RemainderBitsFor(p), SpreadSeed(p.seed), kSizing.LoadFor(p)) {}
 
   // Geometry given directly (merge and resize build through here). r may be 1 after a resize.
   QuotientFilter(int quotient_bits, int remainder_bits, std::uint64_t spread_seed, double max_load)
@@ -157,30 +143,13 @@ class QuotientFilter {
     while (cursor.Next(f)) fn(f >> r_, f & RemainderMask());
   }
 
-  // Both filters' fingerprints in one table. The inputs must share the seed; their fingerprints
-  // are cut to the shorter length p = min(q_a + r_a, q_b + r_b) (a prefix of the same hash), the
-  // result takes the larger q, doubled until it holds both at its max_load, and r = p - q.
+  // Both filters' fingerprints in one table (filters/quotient_common.h), bulk-loaded in one
+  // sequential pass.
   static QuotientFilter merge(const QuotientFilter& a, const QuotientFilter& b) {
-    if (a.seed_ != b.seed_) throw std::invalid_argument("quotient merge: different seeds");
-    const int p = std::min(a.q_ + a.r_, b.q_ + b.r_);
-    const double load = std::max(a.max_load_, b.max_load_);
-    int q = std::max(a.q_, b.q_);
-    while (std::ldexp(load, q) < static_cast<double>(a.stored_ + b.stored_)) ++q;
-    if (p - q < 1) throw std::invalid_argument("quotient merge: no remainder bits left");
-    QuotientFilter out(q, p - q, a.seed_, load);
+    const MergedGeometry g = MergeGeometry(kName, 1, a.Shape(), b.Shape());
+    QuotientFilter out(g.q, g.r, a.seed_, g.max_load);
     Cursor ca(a), cb(b);
-    std::uint64_t fa = 0, fb = 0;
-    bool has_a = ca.Next(fa), has_b = cb.Next(fb);
-    const int cut_a = a.q_ + a.r_ - p, cut_b = b.q_ + b.r_ - p;
-    while (has_a || has_b) {
-      if (has_b && (!has_a || (fb >> cut_b) < (fa >> cut_a))) {
-        out.AppendSorted(fb >> cut_b);
-        has_b = cb.Next(fb);
-      } else {
-        out.AppendSorted(fa >> cut_a);
-        has_a = ca.Next(fa);
-      }
-    }
+    InterleaveSorted(ca, cb, g, [&out](std::uint64_t f, std::uint64_t) { out.AppendSorted(f); });
     return out;
   }
 
@@ -245,10 +214,7 @@ class QuotientFilter {
     // What a positive lookup walks: back from fq to its cluster start, forward to the end of
     // fq's run, averaged over the occupied quotients (each weighted by its run length).
     s.put("slots_scanned_per_lookup", stored_ ? static_cast<double>(c.scan_weighted) / stored_ : 0.0);
-    const double n = static_cast<double>(stored_);
-    s.put("bits_per_key_seed002_formula",
-          n > 0 ? QuotientBitsPerKey(r_, kMetadataBits, alpha) : 0.0);
-    s.put("bits_per_key_seed000_formula", n > 0 ? QuotientSurveyBitsPerKey(n, r_, alpha) : 0.0);
+    PutSeedBitsPerKey(s, static_cast<double>(stored_), r_, kMetadataBits, alpha);
   }
 
   // Debug validator: checks every structural invariant and returns an empty string or the
@@ -314,6 +280,7 @@ class QuotientFilter {
   static constexpr std::uint64_t kOccupied = 1, kContinuation = 2, kShifted = 4;
 
   std::uint64_t RemainderMask() const { return (1ULL << r_) - 1; }
+  QuotientShape Shape() const { return {seed_, q_, r_, max_load_, stored_}; }
   std::uint64_t Next(std::uint64_t s) const { return (s + 1) & mask_; }
   std::uint64_t Prev(std::uint64_t s) const { return (s - 1) & mask_; }
   static bool IsEmpty(std::uint64_t v) { return (v & 7) == 0; }

@@ -10,18 +10,14 @@
 #include "core/stats.h"
 #include "workloads/uniform.h"
 #include "harness/cell/stat_json.h"
+#include "filters/static_test_support.h"
+#include "filters/test_params.h"
 
 namespace amq {
 namespace {
 
-// Ribbon is sized by its FPR alone: seed before fpr, and no load.
-FilterParams SeededParams(std::size_t n, std::uint64_t seed, double fpr = 0.0) {
-  FilterParams p;
-  p.capacity = n;
-  p.seed = seed;
-  p.target_fpr = fpr;
-  return p;
-}
+using filter_tests::ExpectFprIsTwoToMinusK;
+using filter_tests::StaticParams;
 
 template <class F>
 class RibbonTest : public ::testing::Test {};
@@ -32,7 +28,7 @@ TYPED_TEST(RibbonTest, HoldsEveryKey) {
   for (std::size_t n : {0, 1, 2, 3, 64, 65, 1000, 100000}) {
     const auto keys = UniformKeys(n + 3, KeyStream::kMembers, n);
     for (int r : {1, 7, 13, 32}) {
-      const auto f = TypeParam::build(keys, SeededParams(n, 5, std::ldexp(1.0, -r)));
+      const auto f = TypeParam::build(keys, StaticParams(n, 5, std::ldexp(1.0, -r)));
       ASSERT_EQ(f.result_bits(), r);
       EXPECT_EQ(CountContained(f, keys), n) << "false negatives at n = " << n << ", r = " << r;
       EXPECT_GE(f.build_attempts(), 1);
@@ -44,7 +40,7 @@ TYPED_TEST(RibbonTest, RepeatedKeysAreRedundantRows) {
   const auto distinct = UniformKeys(3, KeyStream::kMembers, 1000);
   std::vector<std::uint64_t> keys(distinct.begin(), distinct.end());
   keys.insert(keys.end(), distinct.begin(), distinct.begin() + 100);
-  const auto f = TypeParam::build(keys, SeededParams(keys.size(), 9));
+  const auto f = TypeParam::build(keys, StaticParams(keys.size(), 9));
   EXPECT_EQ(CountContained(f, distinct), distinct.size());
   const Json s = StatsOf(f);
   EXPECT_EQ(s["redundant_rows"], 100);
@@ -55,7 +51,7 @@ TYPED_TEST(RibbonTest, SlotsAreNTimesOnePlusOverheadInWholeBlocks) {
   constexpr std::size_t n = 100000;
   const auto keys = UniformKeys(4, KeyStream::kMembers, n);
   for (int r : {4, 7, 8, 12}) {
-    const auto f = TypeParam::build(keys, SeededParams(n, 1, std::ldexp(1.0, -r)));
+    const auto f = TypeParam::build(keys, StaticParams(n, 1, std::ldexp(1.0, -r)));
     const std::size_t slots = TypeParam::SlotsFor(n, TypeParam::kOverhead);
     EXPECT_EQ(f.slots(), slots);
     EXPECT_EQ(slots % TypeParam::kRibbonWidth, 0u);
@@ -69,7 +65,7 @@ TYPED_TEST(RibbonTest, SlotsAreNTimesOnePlusOverheadInWholeBlocks) {
 }
 
 TEST(Ribbon, WidthFromParams) {
-  FilterParams p = SeededParams(1000, 1);
+  FilterParams p = StaticParams(1000, 1);
   EXPECT_EQ(Ribbon64::ResultBitsFor(p), 7);  // default 1%
   p.target_fpr = 0;
   p.bits_per_key = 8;
@@ -79,34 +75,20 @@ TEST(Ribbon, WidthFromParams) {
   EXPECT_EQ(s["ribbon_width"], 128);
 }
 
-template <class F>
-void ExpectFprIsTwoToMinusR(int r) {
-  constexpr std::size_t kKeys = 100000, kNegatives = 1000000;
-  const auto keys = UniformKeys(21, KeyStream::kMembers, kKeys);
-  const auto negatives = UniformKeys(21, KeyStream::kNonMembers, kNegatives);
-  const auto f = F::build(keys, SeededParams(kKeys, 2, std::ldexp(1.0, -r)));
-  ASSERT_EQ(f.result_bits(), r);
-  EXPECT_EQ(f.theory().fpr, std::ldexp(1.0, -r));
-  const Interval band = BinomialBand(kNegatives, f.theory().fpr);
-  const double fp = static_cast<double>(CountContained(f, negatives));
-  EXPECT_GE(fp, band.low) << F::kName << " r = " << r;
-  EXPECT_LE(fp, band.high) << F::kName << " r = " << r;
-}
-
 TEST(Ribbon, FalsePositiveRateIsTwoToMinusR) {
+  const auto keys = UniformKeys(21, KeyStream::kMembers, 100000);
+  const auto negatives = UniformKeys(21, KeyStream::kNonMembers, 1000000);
   for (int r : {1, 4, 7, 8, 12, 16}) {
-    ExpectFprIsTwoToMinusR<Ribbon64>(r);
-    ExpectFprIsTwoToMinusR<Ribbon128>(r);
+    const FilterParams p = StaticParams(keys.size(), 2, std::ldexp(1.0, -r));
+    ExpectFprIsTwoToMinusK<Ribbon64>(keys, negatives, p, r);
+    ExpectFprIsTwoToMinusK<Ribbon128>(keys, negatives, p, r);
   }
 }
 
 TEST(Ribbon, FailureIsBoundedAndReported) {
-  const auto keys = UniformKeys(8, KeyStream::kMembers, 1000);
-  StaticBuildOptions squeeze;
-  squeeze.max_attempts = 5;
-  squeeze.slots_override = 640;  // fewer slots than keys: the system is overdetermined
-  EXPECT_THROW(Ribbon64::build(keys, SeededParams(1000, 1), squeeze), BuildFailed);
-  EXPECT_THROW(Ribbon128::build(keys, SeededParams(1000, 1), squeeze), BuildFailed);
+  // fewer slots than keys: the system is overdetermined
+  filter_tests::ExpectSqueezedBuildsFail<Ribbon64, Ribbon128>(
+      UniformKeys(8, KeyStream::kMembers, 1000), 640);
 }
 
 TEST(Ribbon, TightOverheadNeedsRetriesButStaysBounded) {
@@ -119,7 +101,7 @@ TEST(Ribbon, TightOverheadNeedsRetriesButStaysBounded) {
   int retried = 0, failed = 0;
   for (std::uint64_t seed = 0; seed < 5; ++seed) {
     try {
-      const auto f = Ribbon64::build(keys, SeededParams(10000, seed), tight);
+      const auto f = Ribbon64::build(keys, StaticParams(10000, seed), tight);
       EXPECT_LE(f.build_attempts(), 20);
       retried += f.build_attempts() > 1;
       EXPECT_EQ(CountContained(f, keys), keys.size());

@@ -27,106 +27,36 @@
 #pragma once
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <cstdint>
-#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
-#include <utility>
 
+#include "filters/quotient_common.h"
 #include "filters/rsqf_core.h"
 #include "filters/theory_formulas.h"
 #include "core/filter.h"
 #include "core/stat_catalog.h"
-#include "core/hashing.h"
 
 namespace amq {
 
-// kPortable: the core's portable paths, forced (filters/rsqf_core.h); the tests use it.
+// One slot per stored copy, each run sorted by remainder. Sizing, constructors, lookups, merge
+// and resize are RsqfFilterBase's (filters/rsqf_core.h), and so is kPortable's meaning.
 template <int kOffsetLimit = 255, bool kPortable = false>
-class BasicRsqf {
+class BasicRsqf
+    : public RsqfFilterBase<BasicRsqf<kOffsetLimit, kPortable>, kOffsetLimit, kPortable> {
+  using Shared = RsqfFilterBase<BasicRsqf, kOffsetLimit, kPortable>;
+  using Shared::core_;
+
  public:
+  using typename Shared::Core;
   static constexpr std::string_view kName = "rsqf";
-  static constexpr std::string_view kFamily = "quotient";
-  static constexpr std::string_view kParameters =
-      "--fpr eps: r = ceil(log2(1/eps)); --bits-per-key B: r = floor(B*L - 2.125); r in 2..32; "
-      "--max-load L (default 0.95): canonical slots = smallest 2^q >= 64 with 2^q*L >= n";
-  static constexpr double kDefaultMaxLoad = 0.95;
-  using Core = RsqfCore<kOffsetLimit, kPortable>;
-
-  static int RemainderBitsFor(const FilterParams& p) {
-    const double load = p.max_load > 0 ? p.max_load : kDefaultMaxLoad;
-    const int r =
-        p.bits_per_key > 0
-            ? static_cast<int>(std::floor(p.bits_per_key * load - Core::kMetadataBitsPerSlot))
-            : static_cast<int>(std::ceil(std::log2(1.0 / p.fpr_or_default())));
-    return std::clamp(r, 2, 32);
-  }
-  static int QuotientBitsFor(std::size_t capacity, double load) {
-    int q = 6;
-    while (std::ldexp(load, q) < static_cast<double>(capacity)) ++q;
-    return q;
-  }
-
-  explicit BasicRsqf(const FilterParams& p)
-      : BasicRsqf(QuotientBitsFor(p.capacity, p.max_load > 0 ? p.max_load : kDefaultMaxLoad),
-                  RemainderBitsFor(p), SpreadSeed(p.seed),
-                  p.max_load > 0 ? p.max_load : kDefaultMaxLoad) {}
-
-  BasicRsqf(int quotient_bits, int remainder_bits, std::uint64_t spread_seed, double max_load)
-      : core_(quotient_bits, remainder_bits), seed_(spread_seed), max_load_(max_load) {
-    if (quotient_bits < 6 || remainder_bits < 1 || remainder_bits > 32 ||
-        quotient_bits + remainder_bits > 64) {
-      throw std::invalid_argument("rsqf: need q >= 6, 1 <= r <= 32, q + r <= 64");
-    }
-  }
-
-  bool insert(std::uint64_t key) {
-    const auto [fq, fr] = Split(key);
-    bool ok;
-    if (!core_.Occupied(fq)) {
-      const std::int64_t prev = core_.RunEndUpTo(fq);
-      ok = core_.InsertSlot(fq, std::max<std::int64_t>(fq, prev + 1), fr, -1);
-    } else {
-      const std::uint64_t end = core_.RunEndUpTo(fq);
-      std::uint64_t pos = core_.RunStart(fq, end);
-      while (pos <= end && core_.Rem(pos) < fr) ++pos;
-      ok = core_.InsertSlot(fq, pos, fr, static_cast<std::int64_t>(end));
-    }
-    if (!ok) {
-      ++insert_failures_;
-      return false;
-    }
-    return true;
-  }
-
-  bool contains(std::uint64_t key) const {
-    const auto [fq, fr] = Split(key);
-    return Holds(fq, fr);
-  }
-
-  // Batched lookups (BatchedFilter), RsqfCore::ContainsMany: prefetch a group, then probe.
-  std::size_t contains_many(std::span<const std::uint64_t> keys, std::span<std::uint8_t> out) const {
-    return core_.ContainsMany(
-        keys, out, [this](std::uint64_t k) { return Split(k); },
-        [this](std::uint64_t fq, std::uint64_t fr) { return Holds(fq, fr); });
-  }
-
- private:
-  bool Holds(std::uint64_t fq, std::uint64_t fr) const {
-    if (!core_.Occupied(fq)) return false;
-    // The whole run compared at once (a run averages ~1.5 slots at 95% load): no branch per
-    // slot to mispredict.
-    const std::uint64_t end = core_.RunEndUpTo(fq);
-    return core_.RunHolds(core_.RunStart(fq, end), end, fr);
-  }
-
- public:
+  static constexpr int kMinRemainderBits = 1;
+  using Shared::RsqfFilterBase;  // its constructors
 
   bool erase(std::uint64_t key) {
-    const auto [fq, fr] = Split(key);
+    const auto [fq, fr] = this->Split(key);
     if (!core_.Occupied(fq)) return false;
     const std::uint64_t end = core_.RunEndUpTo(fq);
     const std::uint64_t start = core_.RunStart(fq, end);
@@ -141,24 +71,11 @@ class BasicRsqf {
     return false;
   }
 
-  std::size_t size_in_bytes() const { return core_.size_in_bytes(); }
-  std::span<const std::uint8_t> bytes() const { return core_.bytes(); }
-  // Fill of the canonical slots (what max_load sizes and what the FPR depends on).
-  std::uint64_t insert_failures() const { return insert_failures_; }  // inserts refused
-  double load_factor() const { return static_cast<double>(stored()) / core_.canonical_slots(); }
   std::uint64_t stored() const { return core_.used(); }
-  int quotient_bits() const { return core_.q(); }
-  int remainder_bits() const { return core_.r(); }
-  const Core& core() const { return core_; }
 
   Theory theory() const {
     // Bits/key at L, not at alpha.
-    return {QuotientFpr(static_cast<double>(stored()), core_.q(), core_.r()),
-            QuotientBitsPerKey(core_.r(), Core::kMetadataBitsPerSlot, max_load_)};
-  }
-
-  std::pair<std::uint64_t, std::uint64_t> Fingerprint(std::uint64_t key) const {
-    return Split(key);
+    return {QuotientFpr(static_cast<double>(stored()), core_.q(), core_.r()), this->BitsPerKeyAtMaxLoad()};
   }
 
   template <class Fn>
@@ -168,43 +85,6 @@ class BasicRsqf {
     while (runs.Next(x, start, end)) {
       for (std::uint64_t s = start; s <= end; ++s) fn(x, core_.Rem(s));
     }
-  }
-
-  // Same seed required; fingerprints are cut to p = min of the two lengths, the result takes
-  // the larger q, doubled until both fit at max_load, and r = p - q.
-  static BasicRsqf merge(const BasicRsqf& a, const BasicRsqf& b) {
-    if (a.seed_ != b.seed_) throw std::invalid_argument("rsqf merge: different seeds");
-    const int pa = a.core_.q() + a.core_.r(), pb = b.core_.q() + b.core_.r();
-    const int p = std::min(pa, pb);
-    const double load = std::max(a.max_load_, b.max_load_);
-    int q = std::max(a.core_.q(), b.core_.q());
-    while (std::ldexp(load, q) < static_cast<double>(a.stored() + b.stored())) ++q;
-    if (p - q < 1) throw std::invalid_argument("rsqf merge: no remainder bits left");
-    BasicRsqf out(q, p - q, a.seed_, load);
-    FingerprintCursor ca(a), cb(b);
-    std::uint64_t fa = 0, fb = 0;
-    bool has_a = ca.Next(fa), has_b = cb.Next(fb);
-    while (has_a || has_b) {
-      if (has_b && (!has_a || (fb >> (pb - p)) < (fa >> (pa - p)))) {
-        out.AppendOrThrow(fb >> (pb - p));
-        has_b = cb.Next(fb);
-      } else {
-        out.AppendOrThrow(fa >> (pa - p));
-        has_a = ca.Next(fa);
-      }
-    }
-    out.core_.FinishAppend();
-    return out;
-  }
-
-  BasicRsqf resized_double() const {
-    if (core_.r() < 2) throw std::invalid_argument("rsqf resize: no remainder bit to move");
-    BasicRsqf out(core_.q() + 1, core_.r() - 1, seed_, max_load_);
-    FingerprintCursor cursor(*this);
-    std::uint64_t f;
-    while (cursor.Next(f)) out.AppendOrThrow(f);
-    out.core_.FinishAppend();
-    return out;
   }
 
   // The statistics add_stats reports (core/filter.h).
@@ -235,7 +115,7 @@ class BasicRsqf {
   void add_stats(Stats& s) const {
     const RunShape sh = core_.Shape();
     const double n = static_cast<double>(stored());
-    const double alpha = load_factor();
+    const double alpha = this->load_factor();
     s.put("quotient_bits", core_.q());
     s.put("remainder_bits", core_.r());
     s.put("slots", core_.canonical_slots());
@@ -258,10 +138,7 @@ class BasicRsqf {
           alpha < 1 ? std::optional<double>(KnuthProbesToEmptyMean(alpha)) : std::nullopt);
     s.put("offset_max", sh.offset_max);
     s.put("saturated_offsets", sh.saturated_blocks);
-    s.put("bits_per_key_seed002_formula",
-          n > 0 ? QuotientBitsPerKey(core_.r(), Core::kMetadataBitsPerSlot, alpha) : 0.0);
-    s.put("bits_per_key_seed000_formula",
-          n > 0 ? QuotientSurveyBitsPerKey(n, core_.r(), alpha) : 0.0);
+    PutSeedBitsPerKey(s, n, core_.r(), Core::kMetadataBitsPerSlot, alpha);
   }
 
   // Core invariants plus: every run sorted.
@@ -279,22 +156,41 @@ class BasicRsqf {
   }
 
  private:
-  std::pair<std::uint64_t, std::uint64_t> Split(std::uint64_t key) const {
-    const int p = core_.q() + core_.r();
-    const std::uint64_t f = HashKey(key, seed_) >> (64 - p);
-    return {f >> core_.r(), f & ((1ULL << core_.r()) - 1)};
+  friend Shared;  // calls AddFingerprint, Holds, AppendEntry, FinishAppend and Cursor
+
+  // Shared::insert's step: the remainder goes into its sorted place in fq's run (a new run when
+  // fq has none).
+  bool AddFingerprint(std::uint64_t fq, std::uint64_t fr) {
+    if (!core_.Occupied(fq)) {
+      const std::int64_t prev = core_.RunEndUpTo(fq);
+      return core_.InsertSlot(fq, std::max<std::int64_t>(fq, prev + 1), fr, -1);
+    }
+    const std::uint64_t end = core_.RunEndUpTo(fq);
+    std::uint64_t pos = core_.RunStart(fq, end);
+    while (pos <= end && core_.Rem(pos) < fr) ++pos;
+    return core_.InsertSlot(fq, pos, fr, static_cast<std::int64_t>(end));
   }
 
-  void AppendOrThrow(std::uint64_t f) {
-    if (!core_.Append(f >> core_.r(), f & ((1ULL << core_.r()) - 1))) {
+  bool Holds(std::uint64_t fq, std::uint64_t fr) const {
+    if (!core_.Occupied(fq)) return false;
+    // The whole run compared at once (a run averages ~1.5 slots at 95% load): no branch per
+    // slot to mispredict.
+    const std::uint64_t end = core_.RunEndUpTo(fq);
+    return core_.RunHolds(core_.RunStart(fq, end), end, fr);
+  }
+
+  // Bulk load (merge, resize): one slot per copy, so count is always 1.
+  void AppendEntry(std::uint64_t f, std::uint64_t /*count*/) {
+    if (!core_.Append(f >> core_.r(), f & this->RemainderMask())) {
       throw std::length_error("rsqf: merged fingerprints overflow the table");
     }
   }
+  void FinishAppend() { core_.FinishAppend(); }
 
   // Pulls the fingerprints (quotient << r | remainder) in increasing order.
-  class FingerprintCursor {
+  class Cursor {
    public:
-    explicit FingerprintCursor(const BasicRsqf& f) : f_(f), runs_(f.core_) {}
+    explicit Cursor(const BasicRsqf& f) : f_(f), runs_(f.core_) {}
     bool Next(std::uint64_t& fingerprint) {
       if (s_ > end_) {
         if (!runs_.Next(x_, s_, end_)) return false;
@@ -309,11 +205,6 @@ class BasicRsqf {
     typename Core::RunCursor runs_;
     std::uint64_t x_ = 0, s_ = 1, end_ = 0;
   };
-
-  Core core_;
-  std::uint64_t seed_;
-  double max_load_;
-  std::uint64_t insert_failures_ = 0;
 };
 
 using Rsqf = BasicRsqf<>;

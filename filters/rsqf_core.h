@@ -28,6 +28,8 @@
 //
 // Overflow: 64 + 1.5 sqrt(2^q) slots, rounded up to whole blocks (0.15% at 2^20). A fingerprint
 // that would need a slot past the end is refused (insert returns false); nothing is lost.
+//
+// RsqfFilterBase, at the end, is the part of the two filters above the core that they share.
 #pragma once
 
 #include <algorithm>
@@ -38,9 +40,16 @@
 #include <cstring>
 #include <limits>
 #include <span>
+#include <stdexcept>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
+
+#include "filters/quotient_common.h"
+#include "core/filter.h"
+#include "filters/theory_formulas.h"
+#include "core/hashing.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -717,6 +726,128 @@ class RsqfCore {
   std::uint64_t used_ = 0;
   std::int64_t append_last_ = -1;
   std::uint64_t append_x_ = 0;
+};
+
+// What the RSQF (filters/rsqf.h) and the CQF (filters/cqf.h) share above the core. They differ
+// in what a run holding the remainder means (a CQF slot may be a counter digit), so Derived
+// supplies Holds and AddFingerprint, and a Cursor, AppendEntry and FinishAppend for merge and
+// resize; it also declares kName and kMinRemainderBits (the smallest r its layout works with).
+// CRTP, not virtual calls: contains() and insert() inline Derived's code as they did when each
+// filter spelled them out, so lookups and inserts compile to the same code.
+template <class Derived, int kOffsetLimit, bool kPortable>
+class RsqfFilterBase {
+ public:
+  using Core = RsqfCore<kOffsetLimit, kPortable>;
+  static constexpr std::string_view kFamily = "quotient";
+  static constexpr std::string_view kParameters =
+      "--fpr eps: r = ceil(log2(1/eps)); --bits-per-key B: r = floor(B*L - 2.125); r in 2..32; "
+      "--max-load L (default 0.95): canonical slots = smallest 2^q >= 64 with 2^q*L >= n";
+  // q >= 6: the canonical slots fill at least one 64-slot block.
+  static constexpr QuotientSizing kSizing{0.95, Core::kMetadataBitsPerSlot, 6};
+  static constexpr double kDefaultMaxLoad = kSizing.default_max_load;
+
+  explicit RsqfFilterBase(const FilterParams& p)
+      : RsqfFilterBase(kSizing.QuotientBitsFor(p.capacity, kSizing.LoadFor(p)),
+                       kSizing.RemainderBitsFor(p), SpreadSeed(p.seed), kSizing.LoadFor(p)) {}
+
+  RsqfFilterBase(int quotient_bits, int remainder_bits, std::uint64_t spread_seed, double max_load)
+      : core_(quotient_bits, remainder_bits), seed_(spread_seed), max_load_(max_load) {
+    if (quotient_bits < kSizing.min_quotient_bits || remainder_bits < Derived::kMinRemainderBits ||
+        remainder_bits > 32 || quotient_bits + remainder_bits > 64) {
+      throw std::invalid_argument(std::string(Derived::kName) + ": need q >= 6, " +
+                                  std::to_string(Derived::kMinRemainderBits) +
+                                  " <= r <= 32, q + r <= 64");
+    }
+  }
+
+  bool insert(std::uint64_t key) {
+    const auto [fq, fr] = Split(key);
+    if (!derived().AddFingerprint(fq, fr)) {
+      ++insert_failures_;
+      return false;
+    }
+    return true;
+  }
+
+  bool contains(std::uint64_t key) const {
+    const auto [fq, fr] = Split(key);
+    return derived().Holds(fq, fr);
+  }
+
+  // Batched lookups (BatchedFilter), RsqfCore::ContainsMany: prefetch a group, then probe.
+  std::size_t contains_many(std::span<const std::uint64_t> keys, std::span<std::uint8_t> out) const {
+    return core_.ContainsMany(
+        keys, out, [this](std::uint64_t k) { return Split(k); },
+        [this](std::uint64_t fq, std::uint64_t fr) { return derived().Holds(fq, fr); });
+  }
+
+  std::size_t size_in_bytes() const { return core_.size_in_bytes(); }
+  std::span<const std::uint8_t> bytes() const { return core_.bytes(); }
+  std::uint64_t insert_failures() const { return insert_failures_; }  // inserts refused
+  // Slots in use over canonical slots (what max_load sizes); in the CQF counter slots count.
+  double load_factor() const {
+    return static_cast<double>(core_.used()) / core_.canonical_slots();
+  }
+  int quotient_bits() const { return core_.q(); }
+  int remainder_bits() const { return core_.r(); }
+  const Core& core() const { return core_; }
+
+  // The (quotient, remainder) pair a key is stored as; tests keep a multiset of these.
+  std::pair<std::uint64_t, std::uint64_t> Fingerprint(std::uint64_t key) const {
+    return Split(key);
+  }
+
+  // Both filters' entries in one table (filters/quotient_common.h), one sequential pass.
+  static Derived merge(const Derived& a, const Derived& b) {
+    const MergedGeometry g =
+        MergeGeometry(Derived::kName, Derived::kMinRemainderBits, a.Shape(), b.Shape());
+    Derived out(g.q, g.r, a.seed_, g.max_load);
+    typename Derived::Cursor ca(a), cb(b);
+    InterleaveSorted(ca, cb, g,
+                     [&out](std::uint64_t f, std::uint64_t count) { out.AppendEntry(f, count); });
+    out.FinishAppend();
+    return out;
+  }
+
+  // Twice the canonical slots, one remainder bit fewer: the p-bit fingerprints are unchanged,
+  // so the FPR is too, and no false negative can appear.
+  Derived resized_double() const {
+    if (core_.r() <= Derived::kMinRemainderBits) {
+      throw std::invalid_argument(std::string(Derived::kName) + " resize: needs r >= " +
+                                  std::to_string(Derived::kMinRemainderBits + 1));
+    }
+    Derived out(core_.q() + 1, core_.r() - 1, seed_, max_load_);
+    typename Derived::Cursor cursor(derived());
+    std::uint64_t f, count;
+    while (NextEntry(cursor, f, count)) out.AppendEntry(f, count);
+    out.FinishAppend();
+    return out;
+  }
+
+ protected:
+  const Derived& derived() const { return static_cast<const Derived&>(*this); }
+  Derived& derived() { return static_cast<Derived&>(*this); }
+
+  std::uint64_t RemainderMask() const { return (1ULL << core_.r()) - 1; }
+
+  // Top q + r bits of the hash: the quotient from the highest q, the remainder below them.
+  std::pair<std::uint64_t, std::uint64_t> Split(std::uint64_t key) const {
+    const int p = core_.q() + core_.r();
+    const std::uint64_t f = HashKey(key, seed_) >> (64 - p);
+    return {f >> core_.r(), f & RemainderMask()};
+  }
+
+  // theory()'s bits per key: at the requested load L, (r + 2.125) / L, not at alpha.
+  double BitsPerKeyAtMaxLoad() const {
+    return QuotientBitsPerKey(core_.r(), Core::kMetadataBitsPerSlot, max_load_);
+  }
+
+  QuotientShape Shape() const { return {seed_, core_.q(), core_.r(), max_load_, core_.used()}; }
+
+  Core core_;
+  std::uint64_t seed_;
+  double max_load_;
+  std::uint64_t insert_failures_ = 0;
 };
 
 }  // namespace amq

@@ -1,25 +1,28 @@
 // filters/rsqf_test.cc - the rank-and-select quotient filter: both select paths, random
-// insert/erase against a multiset, saturated offsets, a full table, merge and resize.
+// insert/erase against a multiset, saturated offsets. Merge, resize, erase by fingerprint and
+// a full table: the typed suites of quotient_family_test.cc.
 #include "filters/rsqf.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cstring>
 #include <set>
 #include <utility>
 #include <vector>
 
-#include "harness/cell/kernels.h"
 #include "core/stats.h"
 #include "workloads/uniform.h"
 #include "harness/cell/stat_json.h"
+#include "filters/quotient_test_support.h"
 #include "filters/test_params.h"
 
 namespace amq {
 namespace {
 
-using Fp = std::pair<std::uint64_t, std::uint64_t>;
+using filter_tests::ExpectFprMatchesTheory;
+using filter_tests::Fp;
+using filter_tests::StoredFingerprints;
+using filter_tests::TwinsAgree;
 
 int NaiveSelect(std::uint64_t x, int k) {
   for (int i = 0; i < 64; ++i) {
@@ -109,21 +112,6 @@ TEST(RsqfBits, WordShiftsMoveExactlyTheirRange) {
 
 using filter_tests::Params;
 
-template <class F>
-std::vector<Fp> Stored(const F& f) {
-  std::vector<Fp> out;
-  f.for_each_fingerprint([&](std::uint64_t q, std::uint64_t r) { out.emplace_back(q, r); });
-  return out;
-}
-
-template <class F>
-void ExpectFprMatchesTheory(const F& f, std::size_t probes, std::uint64_t seed) {
-  const std::size_t fp = CountContained(f, UniformKeys(seed, KeyStream::kNonMembers, probes));
-  const Interval band = BinomialBand(probes, f.theory().fpr);
-  EXPECT_GE(static_cast<double>(fp), band.low) << "theory " << f.theory().fpr;
-  EXPECT_LE(static_cast<double>(fp), band.high) << "theory " << f.theory().fpr;
-}
-
 TEST(Rsqf, SizingFollowsTheParameters) {
   Rsqf a(Params(1000, 0.01, 0, 1));
   EXPECT_EQ(a.remainder_bits(), 7);
@@ -148,39 +136,27 @@ void RandomOps(int q, int r, double fill, std::uint64_t seed, int steps) {
   BasicRsqf<kLimit> f(q, r, SpreadSeed(seed), 0.95);
   BasicRsqf<kLimit, true> portable(q, r, SpreadSeed(seed), 0.95);
   std::multiset<Fp> expected;
-  std::multiset<std::uint64_t> live;
-  std::vector<std::uint64_t> pool;
-  XorShift64Star rng(seed);
-  const std::uint64_t target = static_cast<std::uint64_t>(fill * (1ULL << q));
+  filter_tests::RandomInsertErase ops(seed, static_cast<std::uint64_t>(fill * (1ULL << q)));
+  using Kind = filter_tests::RandomInsertErase::Kind;
   for (int step = 0; step < steps; ++step) {
-    const std::uint64_t dice = rng.Next() % 100;
-    if (live.size() < target && (dice < 55 || live.empty())) {
-      const std::uint64_t key =
-          (!pool.empty() && dice % 3 == 0) ? pool[rng.Next() % pool.size()] : rng.Next();
-      pool.push_back(key);
+    const auto [kind, key] = ops.Next();
+    if (kind == Kind::kInsert) {
       ASSERT_TRUE(f.insert(key)) << "step " << step;
       ASSERT_TRUE(portable.insert(key)) << "step " << step;
       expected.insert(f.Fingerprint(key));
-      live.insert(key);
-    } else if (!live.empty()) {
-      auto it = live.begin();
-      std::advance(it, rng.Next() % std::min<std::size_t>(live.size(), 64));
-      ASSERT_TRUE(f.erase(*it));
-      ASSERT_TRUE(portable.erase(*it));
-      expected.erase(expected.find(f.Fingerprint(*it)));
-      live.erase(it);
+    } else if (kind == Kind::kErase) {
+      ASSERT_TRUE(f.erase(key));
+      ASSERT_TRUE(portable.erase(key));
+      expected.erase(expected.find(f.Fingerprint(key)));
     }
     if (step % 101 == 0 || step + 30 > steps) {
       ASSERT_EQ(f.Validate(), "") << "step " << step;
-      ASSERT_EQ(Stored(f), std::vector<Fp>(expected.begin(), expected.end())) << "step " << step;
-      for (std::uint64_t key : live) ASSERT_TRUE(f.contains(key)) << "false negative";
-      for (std::uint64_t key : live) ASSERT_TRUE(portable.contains(key)) << "false negative";
-      ASSERT_TRUE(std::ranges::equal(f.bytes(), portable.bytes())) << "step " << step;
-      XorShift64Star probes(seed + step);  // apart from rng: the operations stay as they were
-      for (int i = 0; i < 200; ++i) {
-        const std::uint64_t probe = probes.Next();
-        ASSERT_EQ(f.contains(probe), portable.contains(probe)) << "step " << step;
-      }
+      ASSERT_EQ(StoredFingerprints(f), std::vector<Fp>(expected.begin(), expected.end()))
+          << "step " << step;
+      for (std::uint64_t k : ops.live()) ASSERT_TRUE(f.contains(k)) << "false negative";
+      for (std::uint64_t k : ops.live()) ASSERT_TRUE(portable.contains(k)) << "false negative";
+      // probes apart from rng: the operations stay as they were
+      ASSERT_TRUE(TwinsAgree(f, portable, seed + step)) << "step " << step;
     }
   }
 }
@@ -217,114 +193,12 @@ TEST(Rsqf, RealEightBitOffsetsSaturateNearFull) {
   for (std::size_t i = 1; i < keys.size(); i += 2) ASSERT_TRUE(f.contains(keys[i]));
 }
 
-TEST(Rsqf, FullTableRefusesWithoutChange) {
-  Rsqf f(6, 8, SpreadSeed(4), 0.95);  // 64 canonical + 128 overflow slots
-  const auto keys = UniformKeys(4, KeyStream::kMembers, 400);
-  std::size_t accepted = 0, refused = 0;
-  for (auto k : keys) {
-    const std::vector<std::uint8_t> before(f.bytes().begin(), f.bytes().end());
-    if (f.insert(k)) {
-      ++accepted;
-    } else {
-      ++refused;
-      ASSERT_EQ(std::memcmp(before.data(), f.bytes().data(), before.size()), 0);
-    }
-  }
-  EXPECT_GT(refused, 0u);
-  EXPECT_EQ(f.stored(), accepted);
-  ASSERT_EQ(f.Validate(), "");
-  const Json s = StatsOf(f);
-  EXPECT_EQ(f.insert_failures(), refused);
-  std::size_t found = 0;
-  for (auto k : keys) found += f.contains(k);
-  EXPECT_GE(found, accepted);
-}
-
-TEST(Rsqf, EraseOfAbsentKeyReportsFalseUnlessItsFingerprintIsStored) {
-  const auto keys = UniformKeys(3, KeyStream::kMembers, 2000);
-  Rsqf f(Params(keys.size(), 0.05, 0, 3));
-  std::multiset<Fp> stored;
-  for (auto k : keys) {
-    ASSERT_TRUE(f.insert(k));
-    stored.insert(f.Fingerprint(k));
-  }
-  std::size_t collisions = 0;
-  for (auto k : UniformKeys(3, KeyStream::kNonMembers, 20000)) {
-    const Fp fp = f.Fingerprint(k);
-    const bool present = stored.count(fp) > 0;
-    collisions += present;
-    EXPECT_EQ(f.erase(k), present);
-    if (present) {
-      ASSERT_TRUE(f.insert(k));
-    }
-  }
-  EXPECT_GT(collisions, 0u);
-  EXPECT_EQ(f.Validate(), "");
-}
-
 TEST(Rsqf, FprMatchesTheoryAcrossRemainderWidths) {
   for (int r : {2, 6, 9}) {
     Rsqf f(14, r, SpreadSeed(r), 0.95);
     for (auto k : UniformKeys(r, KeyStream::kMembers, 15500)) ASSERT_TRUE(f.insert(k));
-    ExpectFprMatchesTheory(f, 400000, r);
+    ExpectFprMatchesTheory(f, UniformKeys(r, KeyStream::kNonMembers, 400000));
   }
-}
-
-TEST(Rsqf, ResizeKeepsEveryKeyAndTheFpr) {
-  const auto keys = UniformKeys(5, KeyStream::kMembers, 30000);
-  Rsqf f(Params(keys.size(), 0.002, 0.95, 5));
-  for (auto k : keys) ASSERT_TRUE(f.insert(k));
-  const Rsqf g = f.resized_double();
-  EXPECT_EQ(g.quotient_bits(), f.quotient_bits() + 1);
-  EXPECT_EQ(g.remainder_bits(), f.remainder_bits() - 1);
-  EXPECT_EQ(g.stored(), f.stored());
-  ASSERT_EQ(g.Validate(), "");
-  for (auto k : keys) ASSERT_TRUE(g.contains(k));
-  EXPECT_DOUBLE_EQ(g.theory().fpr, f.theory().fpr);
-  ExpectFprMatchesTheory(g, 1000000, 55);
-  Rsqf h = g;
-  const auto more = UniformKeys(6, KeyStream::kMembers, 20000);
-  for (auto k : more) ASSERT_TRUE(h.insert(k));
-  for (auto k : keys) ASSERT_TRUE(h.erase(k));
-  ASSERT_EQ(h.Validate(), "");
-  for (auto k : more) ASSERT_TRUE(h.contains(k));
-}
-
-TEST(Rsqf, MergeAnswersBothInputs) {
-  const auto a_keys = UniformKeys(7, KeyStream::kMembers, 20000);
-  const auto b_keys = UniformKeys(8, KeyStream::kMembers, 25000);
-  Rsqf a(Params(60000, 0.01, 0.95, 77)), b(Params(60000, 0.01, 0.95, 77));
-  for (auto k : a_keys) ASSERT_TRUE(a.insert(k));
-  for (auto k : b_keys) ASSERT_TRUE(b.insert(k));
-  const Rsqf m = Rsqf::merge(a, b);
-  EXPECT_EQ(m.quotient_bits(), a.quotient_bits());
-  EXPECT_EQ(m.stored(), a.stored() + b.stored());
-  ASSERT_EQ(m.Validate(), "");
-  std::vector<Fp> both = Stored(a);
-  const auto sb = Stored(b);
-  both.insert(both.end(), sb.begin(), sb.end());
-  std::sort(both.begin(), both.end());
-  EXPECT_EQ(Stored(m), both);
-  for (auto k : a_keys) ASSERT_TRUE(m.contains(k));
-  for (auto k : b_keys) ASSERT_TRUE(m.contains(k));
-  ExpectFprMatchesTheory(m, 1000000, 78);
-}
-
-TEST(Rsqf, MergeGrowsWhenTheSumDoesNotFit) {
-  const auto a_keys = UniformKeys(9, KeyStream::kMembers, 30000);
-  const auto b_keys = UniformKeys(10, KeyStream::kMembers, 30000);
-  Rsqf a(Params(30000, 0.001, 0.95, 4)), b(Params(30000, 0.001, 0.95, 4));
-  for (auto k : a_keys) ASSERT_TRUE(a.insert(k));
-  for (auto k : b_keys) ASSERT_TRUE(b.insert(k));
-  const Rsqf m = Rsqf::merge(a, b);
-  EXPECT_EQ(m.quotient_bits(), a.quotient_bits() + 1);
-  EXPECT_EQ(m.remainder_bits(), a.remainder_bits() - 1);
-  ASSERT_EQ(m.Validate(), "");
-  for (auto k : a_keys) ASSERT_TRUE(m.contains(k));
-  for (auto k : b_keys) ASSERT_TRUE(m.contains(k));
-  ExpectFprMatchesTheory(m, 1000000, 79);
-  Rsqf c(Params(30000, 0.001, 0.95, 5));
-  EXPECT_THROW(Rsqf::merge(a, c), std::invalid_argument);
 }
 
 TEST(Rsqf, StatsDescribeTheRuns) {

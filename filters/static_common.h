@@ -1,6 +1,7 @@
 // filters/static_common.h - what the static filters (XOR, binary fuse, Ribbon) share: the
 // per-attempt seed schedule, lazy duplicate removal, fingerprint extraction and storage, a
-// counting sort of hashes by their leading bits, and the peeling solver of the XOR family.
+// counting sort of hashes by their leading bits, the peeling solver of the XOR family, and
+// the part of the XOR and binary fuse filters around it (PeeledFilterBase, at the end).
 //
 // Peeling (hypergraph 2-core removal, used by XOR and binary fuse filters): every key is an
 // equation F[p_0] ^ ... ^ F[p_{a-1}] = fp(key) over the slot array F. A slot that only one
@@ -20,10 +21,13 @@
 #include <cmath>
 #include <cstdint>
 #include <span>
+#include <string>
 #include <type_traits>
 #include <vector>
 
 #include "filters/bit_packed.h"
+#include "core/batched.h"
+#include "core/filter.h"
 #include "core/hashing.h"
 
 namespace amq::static_detail {
@@ -243,6 +247,111 @@ namespace amq {
 struct StaticBuildOptions {
   int max_attempts = static_detail::kMaxBuildAttempts;
   std::size_t slots_override = 0;  // 0: the family's own sizing
+};
+
+}  // namespace amq
+
+namespace amq {
+
+// What the peeled filters (XOR, binary fuse) share: the construction by peeling with its
+// retries, the k-bit slot array, and the lookups, which XOR a key's kArity slots. They differ in
+// how slots are laid out and placed, so Derived supplies build()'s lay_out step (below),
+// Positions(hash, out) and Probe(located). CRTP, not virtual calls: contains() and
+// contains_many() inline Derived's Positions and Probe as they did when each filter spelled
+// them out, so the lookups compile to the same code.
+template <class Derived, int kFixedBits, int kArity>
+class PeeledFilterBase {
+  static_assert(kFixedBits == 0 || kFixedBits == 8 || kFixedBits == 16);
+
+ public:
+  bool contains(std::uint64_t key) const { return derived().Probe(Locate(key)); }
+
+  // kArity cache lines per key: the pipeline (core/batched.h) keeps 16 keys' lines in flight.
+  std::size_t contains_many(std::span<const std::uint64_t> keys, std::span<std::uint8_t> out) const {
+    return PipelinedContains<16>(
+        keys, out,
+        [this](std::uint64_t key) {
+          const Located l = Locate(key);
+          for (std::uint32_t p : l.positions) fingerprints_.prefetch(p);
+          return l;
+        },
+        [this](const Located& l) { return derived().Probe(l); });
+  }
+
+  std::size_t size_in_bytes() const { return fingerprints_.size_in_bytes(); }
+  std::span<const std::uint8_t> bytes() const {
+    return {fingerprints_.data(), fingerprints_.size_in_bytes()};
+  }
+  int fingerprint_bits() const { return bits_; }
+  std::size_t slots() const { return slots_; }
+  int build_attempts() const { return attempts_; }
+
+ protected:
+  using Store = static_detail::FingerprintArray<kFixedBits>;
+
+  // What a lookup reads, derived from the key's hash.
+  struct Located {
+    std::array<std::uint32_t, kArity> positions;
+    std::uint64_t fingerprint;
+  };
+
+  const Derived& derived() const { return static_cast<const Derived&>(*this); }
+
+  Located Locate(std::uint64_t key) const {
+    const std::uint64_t h = HashKey(key, seed_);
+    Located l;
+    derived().Positions(h, l.positions);
+    l.fingerprint = Fingerprint(h);
+    return l;
+  }
+
+  std::uint64_t Fingerprint(std::uint64_t h) const {
+    return static_detail::FingerprintOf(h, kFixedBits ? kFixedBits : bits_);
+  }
+
+  // The construction into f (bits_ already set): attempt after attempt, under the seed
+  // schedule's next seed, lay_out(keys) sets f's geometry for those keys and returns their
+  // hashes under seed_ (in its own order: binary fuse sorts them); peel, and once every key
+  // peels, assign the slots. A repeated key never peels, so after the first failure the repeats
+  // are removed (a sort only a failed input pays for) and later attempts size for the distinct
+  // keys. BuildFailed after options.max_attempts.
+  template <class LayOut>
+  static void BuildByPeeling(Derived& f, std::span<const std::uint64_t> keys, std::uint64_t seed,
+                             const StaticBuildOptions& options, LayOut lay_out) {
+    std::vector<std::uint64_t> distinct;
+    static_detail::Peeler<kArity> peeler;
+    const auto positions = [&f](std::uint64_t h, std::array<std::uint32_t, kArity>& out) {
+      f.Positions(h, out);
+    };
+    for (int attempt = 0; attempt < options.max_attempts; ++attempt) {
+      f.seed_ = static_detail::AttemptSeed(seed, attempt);
+      f.attempts_ = attempt + 1;
+      const std::span<std::uint64_t> hashes = lay_out(keys);
+      if (peeler.Peel(hashes, f.slots_, positions)) {
+        f.fingerprints_ = Store(f.slots_, f.bits_);
+        peeler.Assign(hashes, positions, f.fingerprints_,
+                      [&f](std::uint64_t h) { return f.Fingerprint(h); });
+        f.keys_ = keys.size();
+        return;
+      }
+      if (attempt == 0 && distinct.empty()) {
+        distinct = static_detail::DistinctKeys(keys);
+        f.duplicates_ = keys.size() - distinct.size();
+        if (f.duplicates_ > 0) keys = distinct;
+      }
+    }
+    throw BuildFailed(std::string(Derived::kName) + ": peeling failed " +
+                      std::to_string(options.max_attempts) + " times for " +
+                      std::to_string(keys.size()) + " keys");
+  }
+
+  int bits_ = 8;
+  std::uint64_t seed_ = 0;
+  std::size_t slots_ = 0;
+  std::size_t keys_ = 0;
+  std::size_t duplicates_ = 0;
+  int attempts_ = 0;
+  Store fingerprints_;
 };
 
 }  // namespace amq

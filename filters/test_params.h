@@ -1,8 +1,10 @@
-// Shared by the filters' tests: FilterParams from the four fields those tests vary.
+// Shared by the filters' tests: FilterParams from the fields those tests vary, and the names
+// their typed suites print (the filter's own name, not a type index).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include "core/filter.h"
 
@@ -16,5 +18,22 @@ inline FilterParams Params(std::size_t n, double fpr, double max_load, std::uint
   p.seed = seed;
   return p;
 }
+
+// The static filters' FilterParams: sized by n and the FPR alone (0: the default), no load.
+inline FilterParams StaticParams(std::size_t n, std::uint64_t seed, double fpr = 0.0) {
+  FilterParams p;
+  p.capacity = n;
+  p.seed = seed;
+  p.target_fpr = fpr;
+  return p;
+}
+
+// The third argument of TYPED_TEST_SUITE: each instantiation named by its filter's kName.
+struct FilterNames {
+  template <class F>
+  static std::string GetName(int) {
+    return std::string(F::kName);
+  }
+};
 
 }  // namespace amq::filter_tests

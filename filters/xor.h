@@ -46,9 +46,13 @@ constexpr std::string_view NameFor(int bits) {
 }
 }  // namespace xor_detail
 
+// Construction, slot array and lookups: PeeledFilterBase (filters/static_common.h).
 template <int kFixedBits>
-class Xor {
-  static_assert(kFixedBits == 0 || kFixedBits == 8 || kFixedBits == 16);
+class Xor : public PeeledFilterBase<Xor<kFixedBits>, kFixedBits, 3> {
+  using Shared = PeeledFilterBase<Xor, kFixedBits, 3>;
+  using Shared::bits_;
+  using Shared::fingerprints_;
+  using Shared::slots_;
 
  public:
   static constexpr std::string_view kName = xor_detail::NameFor(kFixedBits);
@@ -85,58 +89,19 @@ class Xor {
                    const StaticBuildOptions& options) {
     Xor f;
     f.bits_ = FingerprintBitsFor(p);
-    std::vector<std::uint64_t> distinct;
+    // Each attempt: three equal blocks for these keys, and their hashes in input order.
     std::vector<std::uint64_t> hashes;
-    static_detail::Peeler<3> peeler;
-    for (int attempt = 0; attempt < options.max_attempts; ++attempt) {
-      f.Resize(options.slots_override ? options.slots_override : SlotsFor(keys.size()));
-      f.seed_ = static_detail::AttemptSeed(p.seed, attempt);
-      f.attempts_ = attempt + 1;
-      hashes.resize(keys.size());
-      for (std::size_t i = 0; i < keys.size(); ++i) hashes[i] = HashKey(keys[i], f.seed_);
-      const auto positions = [&f](std::uint64_t h, std::array<std::uint32_t, 3>& out) {
-        f.Positions(h, out);
-      };
-      if (peeler.Peel(hashes, f.slots_, positions)) {
-        f.fingerprints_ = Store(f.slots_, f.bits_);
-        peeler.Assign(hashes, positions, f.fingerprints_,
-                      [&f](std::uint64_t h) { return f.Fingerprint(h); });
-        f.keys_ = keys.size();
-        return f;
+    const auto lay_out = [&](std::span<const std::uint64_t> attempt_keys) {
+      f.Resize(options.slots_override ? options.slots_override : SlotsFor(attempt_keys.size()));
+      hashes.resize(attempt_keys.size());
+      for (std::size_t i = 0; i < attempt_keys.size(); ++i) {
+        hashes[i] = HashKey(attempt_keys[i], f.seed_);
       }
-      if (attempt == 0 && distinct.empty()) {
-        distinct = static_detail::DistinctKeys(keys);
-        f.duplicates_ = keys.size() - distinct.size();
-        if (f.duplicates_ > 0) keys = distinct;
-      }
-    }
-    throw BuildFailed(std::string(kName) + ": peeling failed " +
-                      std::to_string(options.max_attempts) + " times for " +
-                      std::to_string(keys.size()) + " keys");
+      return std::span<std::uint64_t>(hashes);
+    };
+    Shared::BuildByPeeling(f, keys, p.seed, options, lay_out);
+    return f;
   }
-
-  bool contains(std::uint64_t key) const { return Probe(Locate(key)); }
-
-  // Three cache lines per key, one in each block: the pipeline (core/batched.h) keeps 16 keys'
-  // lines in flight.
-  std::size_t contains_many(std::span<const std::uint64_t> keys, std::span<std::uint8_t> out) const {
-    return PipelinedContains<16>(
-        keys, out,
-        [this](std::uint64_t key) {
-          const Located l = Locate(key);
-          for (std::uint32_t p : l.positions) fingerprints_.prefetch(p);
-          return l;
-        },
-        [this](const Located& l) { return Probe(l); });
-  }
-
-  std::size_t size_in_bytes() const { return fingerprints_.size_in_bytes(); }
-  std::span<const std::uint8_t> bytes() const {
-    return {fingerprints_.data(), fingerprints_.size_in_bytes()};
-  }
-  int fingerprint_bits() const { return bits_; }
-  std::size_t slots() const { return slots_; }
-  int build_attempts() const { return attempts_; }
 
   // The paper's bits/key for n keys of k bits (header), whatever the slot array became.
   Theory theory() const {
@@ -148,28 +113,15 @@ class Xor {
       stat::kBuildAttempts, stat::kFingerprintBits, stat::kSlots, stat::kDuplicatesRemoved};
 
   void add_stats(Stats& s) const {
-    s.put("build_attempts", attempts_);
+    s.put("build_attempts", this->attempts_);
     s.put("fingerprint_bits", bits_);
     s.put("slots", slots_);
-    s.put("duplicates_removed", duplicates_);
+    s.put("duplicates_removed", this->duplicates_);
   }
 
  private:
-  using Store = static_detail::FingerprintArray<kFixedBits>;
-
-  // What a lookup reads, derived from the key's hash.
-  struct Located {
-    std::array<std::uint32_t, 3> positions;
-    std::uint64_t fingerprint;
-  };
-
-  Located Locate(std::uint64_t key) const {
-    const std::uint64_t h = HashKey(key, seed_);
-    Located l;
-    Positions(h, l.positions);
-    l.fingerprint = Fingerprint(h);
-    return l;
-  }
+  friend Shared;  // calls Positions and Probe
+  using typename Shared::Located;
 
   bool Probe(const Located& l) const {
     const auto& p = l.positions;
@@ -190,18 +142,7 @@ class Xor {
     p[2] = static_cast<std::uint32_t>(2 * block_ + ReduceRange(std::rotl(h, 42), block_));
   }
 
-  std::uint64_t Fingerprint(std::uint64_t h) const {
-    return static_detail::FingerprintOf(h, kFixedBits ? kFixedBits : bits_);
-  }
-
-  int bits_ = 8;
-  std::uint64_t seed_ = 0;
-  std::size_t slots_ = 0;
   std::uint64_t block_ = 0;
-  std::size_t keys_ = 0;
-  std::size_t duplicates_ = 0;
-  int attempts_ = 0;
-  Store fingerprints_;
 };
 
 using Xor8 = Xor<8>;

@@ -11,18 +11,14 @@
 #include "core/stats.h"
 #include "workloads/uniform.h"
 #include "harness/cell/stat_json.h"
+#include "filters/static_test_support.h"
+#include "filters/test_params.h"
 
 namespace amq {
 namespace {
 
-// Not "Params": unity builds may put this file beside one that uses filter_tests::Params.
-FilterParams XorParams(std::size_t n, std::uint64_t seed, double fpr = 0.0) {
-  FilterParams p;
-  p.capacity = n;
-  p.seed = seed;
-  p.target_fpr = fpr;
-  return p;
-}
+using filter_tests::ExpectFprIsTwoToMinusK;
+using filter_tests::StaticParams;
 
 template <class F>
 class XorTest : public ::testing::Test {};
@@ -32,7 +28,7 @@ TYPED_TEST_SUITE(XorTest, XorTypes);
 TYPED_TEST(XorTest, HoldsEveryKey) {
   for (std::size_t n : {0, 1, 2, 3, 1000, 100000}) {
     const auto keys = UniformKeys(n + 17, KeyStream::kMembers, n);
-    const auto f = TypeParam::build(keys, XorParams(n, 5));
+    const auto f = TypeParam::build(keys, StaticParams(n, 5));
     EXPECT_EQ(CountContained(f, keys), n) << "false negatives at n = " << n;
     EXPECT_GE(f.build_attempts(), 1);
   }
@@ -43,7 +39,7 @@ TYPED_TEST(XorTest, RepeatedKeysAreRemovedNotRetriedForever) {
   std::vector<std::uint64_t> keys;
   for (int copy = 0; copy < 3; ++copy) keys.insert(keys.end(), distinct.begin(), distinct.end());
   std::reverse(keys.begin() + 1000, keys.end());
-  const auto f = TypeParam::build(keys, XorParams(keys.size(), 9));
+  const auto f = TypeParam::build(keys, StaticParams(keys.size(), 9));
   EXPECT_EQ(CountContained(f, distinct), distinct.size());
   // The first peel must fail (a repeated equation never peels), the second succeeds.
   EXPECT_EQ(f.build_attempts(), 2);
@@ -70,22 +66,22 @@ TEST(Xor, BitsPerKeyIsTheFormula) {
   constexpr std::size_t n = 100000;
   const auto keys = UniformKeys(4, KeyStream::kMembers, n);
   for (int k : {4, 7, 8, 12}) {
-    const auto f = Xor<0>::build(keys, XorParams(n, 1, std::ldexp(1.0, -k)));
+    const auto f = Xor<0>::build(keys, StaticParams(n, 1, std::ldexp(1.0, -k)));
     ASSERT_EQ(f.fingerprint_bits(), k);
     const double slots = 3 * std::ceil((123.0 * n / 100 + 32) / 3);  // n is a multiple of 100
     EXPECT_EQ(f.slots(), static_cast<std::size_t>(slots));
     EXPECT_NEAR(f.theory().bits_per_key, 1.23 * k + 32.0 * k / n, 1e-12);  // not slots k / n
     EXPECT_EQ(f.size_in_bytes(), static_cast<std::size_t>(std::ceil(slots * k / 8)));
   }
-  const auto x8 = Xor8::build(keys, XorParams(n, 1));
+  const auto x8 = Xor8::build(keys, StaticParams(n, 1));
   EXPECT_EQ(x8.size_in_bytes(), Xor8::SlotsFor(n));
   EXPECT_NEAR(x8.theory().bits_per_key, 9.84, 0.01);
-  const auto x16 = Xor16::build(keys, XorParams(n, 1));
+  const auto x16 = Xor16::build(keys, StaticParams(n, 1));
   EXPECT_EQ(x16.size_in_bytes(), 2 * Xor16::SlotsFor(n));
 }
 
 TEST(Xor, WidthFromParams) {
-  FilterParams p = XorParams(1000, 1);
+  FilterParams p = StaticParams(1000, 1);
   EXPECT_EQ(Xor<0>::FingerprintBitsFor(p), 7);  // default 1%
   p.target_fpr = 0.001;
   EXPECT_EQ(Xor<0>::FingerprintBitsFor(p), 10);
@@ -97,41 +93,27 @@ TEST(Xor, WidthFromParams) {
   EXPECT_EQ(Xor8::FingerprintBitsFor(p), 8);  // fixed width ignores --fpr
 }
 
-// FPR against 2^-k with 10^6 non-keys, a 5-sigma binomial band.
-template <class F>
-void ExpectFprIsTwoToMinusK(const FilterParams& p, int expected_bits) {
-  constexpr std::size_t kKeys = 100000, kNegatives = 1000000;
-  const auto keys = UniformKeys(21, KeyStream::kMembers, kKeys);
-  const auto negatives = UniformKeys(21, KeyStream::kNonMembers, kNegatives);
-  const auto f = F::build(keys, p);
-  ASSERT_EQ(f.fingerprint_bits(), expected_bits);
-  EXPECT_EQ(f.theory().fpr, std::ldexp(1.0, -expected_bits));
-  const Interval band = BinomialBand(kNegatives, f.theory().fpr);
-  const double fp = static_cast<double>(CountContained(f, negatives));
-  EXPECT_GE(fp, band.low) << F::kName << " k = " << expected_bits;
-  EXPECT_LE(fp, band.high) << F::kName << " k = " << expected_bits;
-}
-
+// FPR against 2^-k with 10^6 non-keys.
 TEST(Xor, FalsePositiveRateIsTwoToMinusK) {
+  const auto keys = UniformKeys(21, KeyStream::kMembers, 100000);
+  const auto negatives = UniformKeys(21, KeyStream::kNonMembers, 1000000);
   for (int k : {1, 4, 7, 8, 12}) {
-    ExpectFprIsTwoToMinusK<Xor<0>>(XorParams(100000, 2, std::ldexp(1.0, -k)), k);
+    ExpectFprIsTwoToMinusK<Xor<0>>(keys, negatives, StaticParams(100000, 2, std::ldexp(1.0, -k)),
+                                   k);
   }
-  ExpectFprIsTwoToMinusK<Xor8>(XorParams(100000, 2), 8);
-  ExpectFprIsTwoToMinusK<Xor16>(XorParams(100000, 2), 16);
+  ExpectFprIsTwoToMinusK<Xor8>(keys, negatives, StaticParams(100000, 2), 8);
+  ExpectFprIsTwoToMinusK<Xor16>(keys, negatives, StaticParams(100000, 2), 16);
 }
 
 TEST(Xor, FailureIsBoundedAndReported) {
-  const auto keys = UniformKeys(8, KeyStream::kMembers, 1000);
-  StaticBuildOptions squeeze;
-  squeeze.max_attempts = 5;
-  squeeze.slots_override = 600;  // 0.6 slots per key: no seed can peel this
-  EXPECT_THROW(Xor8::build(keys, XorParams(1000, 1), squeeze), BuildFailed);
-  EXPECT_THROW(Xor<0>::build(keys, XorParams(1000, 1), squeeze), BuildFailed);
+  // 0.6 slots per key: no seed can peel this
+  filter_tests::ExpectSqueezedBuildsFail<Xor8, Xor<0>>(UniformKeys(8, KeyStream::kMembers, 1000),
+                                                        600);
 }
 
 TEST(Xor, StatsNameTheBuild) {
   const auto keys = UniformKeys(8, KeyStream::kMembers, 5000);
-  const auto f = Xor8::build(keys, XorParams(5000, 1));
+  const auto f = Xor8::build(keys, StaticParams(5000, 1));
   const Json s = StatsOf(f);
   EXPECT_EQ(s["build_attempts"], f.build_attempts());
   EXPECT_EQ(s["fingerprint_bits"], 8);
