@@ -105,7 +105,8 @@ class Xor : public PeeledFilterBase<Xor<kFixedBits>, kFixedBits, 3> {
 
   // The paper's bits/key for n keys of k bits (header), whatever the slot array became.
   Theory theory() const {
-    return {FingerprintFpr(bits_), keys_ ? XorBitsPerKey(static_cast<double>(keys_), bits_) : 0.0};
+    return {FingerprintFpr(this->bits_),
+            this->keys_ ? XorBitsPerKey(static_cast<double>(this->keys_), this->bits_) : 0.0};
   }
 
   // The statistics add_stats reports (core/filter.h).
