@@ -119,13 +119,7 @@ int AdaptCommand(const Args& args) {
     const AbandonableWork reading("amqbench: interrupted while reading the inputs; nothing was run");
     plan = kind->plan(in);
   }
-  CommandRun run;
-  run.experiment = {{"id", "adapt"}, {"kind", std::string(kind->name)}};
-  run.command_line = CommandLine("adapt", args);
-  run.seed = in.Get<std::uint64_t>("seed", 1);
-  run.out_path = out_path;
-  run.force = force;
-  return RunOnePlan(*plan, run);
+  return RunOnePlan(*plan, CommandRun("adapt", *kind, args, in, out_path, force));
 }
 
 }  // namespace amq

@@ -49,12 +49,7 @@ int MachineCommand(const Args& args) {
   const auto started = std::chrono::steady_clock::now();
   std::unique_ptr<ExperimentPlan> plan = kMachineKind.plan(in);
   std::vector<Json> records;
-  CommandRun run;
-  run.experiment = {{"id", "machine"}, {"kind", "machine"}};
-  run.command_line = CommandLine("machine", args);
-  run.seed = in.Get<std::uint64_t>("seed", 1);
-  run.out_path = out_path;
-  run.force = force;
+  CommandRun run("machine", kMachineKind, args, in, out_path, force);
   run.collected = &records;
   if (const int status = RunOnePlan(*plan, run); status != 0) return status;
   std::cout << MachineTable(records);

@@ -118,12 +118,7 @@ int RunCommand(const Args& args) {
     const KeySource key_source = KeySource::Parse(source.get<std::string>());
     if (key_source.kind == KeySource::Kind::kFile) CheckNotAnInput(out_path, key_source.argument, "a key file");
   }
-  CommandRun run;
-  run.experiment = {{"id", "run"}, {"kind", "filters"}};
-  run.command_line = CommandLine("run", args);
-  run.seed = in.Get<std::uint64_t>("seed", 1);
-  run.out_path = out_path;
-  run.force = force;
+  CommandRun run("run", kFiltersKind, args, in, out_path, force);
   run.allow_oversubscribe = allow_oversubscribe;
   run.measure_machine = machine;
   return RunOnePlan(*plan, run);

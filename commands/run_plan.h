@@ -10,9 +10,11 @@
 #include <vector>
 
 #include "core/errors.h"
+#include "commands/commands.h"
 #include "harness/run/result_file.h"
 #include "harness/run/result_writer.h"
 #include "harness/machine/machine_report.h"
+#include "harness/run/kind.h"
 #include "harness/run/runner.h"
 
 namespace amq {
@@ -26,6 +28,16 @@ inline void CheckNotAnInput(const std::string& out, const std::string& input, co
 
 // How a command runs its one plan.
 struct CommandRun {
+  // The experiment is named after the command: {"id": command, "kind": kind}; the seed is the
+  // plan's (PlanInput's "seed", 1 by default).
+  CommandRun(const std::string& command, const KindSpec& kind, const Args& args, const PlanInput& in,
+             std::string out, bool replace)
+      : experiment({{"id", command}, {"kind", std::string(kind.name)}}),
+        command_line(CommandLine(command, args)),
+        seed(in.Get<std::uint64_t>("seed", 1)),
+        out_path(std::move(out)),
+        force(replace) {}
+
   Json experiment;              // {"id": "run", "kind": "filters"}
   std::string command_line;     // recorded in the context
   std::uint64_t seed = 1;

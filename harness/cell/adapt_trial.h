@@ -112,9 +112,7 @@ void DescribeFilter(const F& filter, Json& r) {
   r["load_factor"] = filter.load_factor();
   r["size_bytes"] = filter.size_in_bytes();
   r["bits_per_key"] = filter.stored() ? 8.0 * filter.size_in_bytes() / filter.stored() : 0.0;
-  Stats stats;
-  filter.add_stats(stats);
-  PutStats(r, stats);
+  PutFilterStats(filter, r);
 }
 
 template <class F>

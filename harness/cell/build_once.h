@@ -45,11 +45,7 @@ Json BuildOnce(std::span<const std::uint64_t> keys, const FilterParams& params) 
   const std::span<const std::uint64_t> exact = StaticFilter<F> ? keys : std::span<const std::uint64_t>(held);
   r["insert_failures"] = keys.size() - exact.size();
   r["false_negatives"] = exact.size() - CountContained(*filter, exact);
-  if constexpr (HasStats<F>) {
-    Stats stats;
-    filter->add_stats(stats);
-    PutStats(r, stats);
-  }
+  PutFilterStats(*filter, r);
   return r;
 }
 

@@ -310,11 +310,7 @@ Json RunCell(const CellSpec& spec) {
   if constexpr (DynamicFilter<F> && ErasableFilter<F>) {
     if (spec.churn_rounds > 0) RunChurnPhase<F>(spec, record);
   }
-  if constexpr (HasStats<F>) {
-    Stats stats;
-    filter->add_stats(stats);
-    PutStats(record, stats);
-  }
+  PutFilterStats(*filter, record);
   return record;
 }
 

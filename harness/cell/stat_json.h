@@ -38,6 +38,16 @@ inline void PutStats(Json& record, const Stats& stats) {
   }
 }
 
+// A filter's declared statistics (F::kStats) into its record; nothing for a filter without.
+template <class F>
+void PutFilterStats(const F& filter, Json& record) {
+  if constexpr (HasStats<F>) {
+    Stats stats;
+    filter.add_stats(stats);
+    PutStats(record, stats);
+  }
+}
+
 // A filter's statistics as a record would carry them (tests read them back by name).
 template <class F>
   requires HasStats<F>

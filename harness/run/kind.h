@@ -47,7 +47,9 @@ struct ParamSpec {
   ParamType type;
   ParamRange range = {};   // of every number (each element of a list)
   std::string_view meaning;
-  std::string_view quick = {};   // JSON --quick sets where the user set nothing ("": unchanged)
+  // JSON a command's --quick sets where the user set nothing ("": unchanged). A suite's
+  // experiments each say in their own quick table what the suite's --quick changes.
+  std::string_view quick = {};
   std::string_view option = {};  // the command's option (without --), "": not on the command line
 };
 
@@ -71,7 +73,7 @@ struct PlanInput {
   std::string micro_native;                  // the micro kind's binaries
   std::string micro_portable;
   std::string cache = "results/cache";       // where synthetic traces are made once and kept
-  std::span<const struct ParamSpec> specs;   // the kind's declaration, for Name()
+  std::span<const ParamSpec> specs;          // the kind's declaration, for Name()
 
   // How a message names parameter `name`: "--fpr" or "fpr".
   std::string Name(std::string_view name) const;
