@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pandas as pd
+
 import stats
 import theory
 from report_format import count, pct, table, timing
@@ -42,9 +44,8 @@ def render(results: ResultSet) -> str | None:
     return common.each(results, SECTION, one_run)
 
 
-def one_run(results: ResultSet, experiment: Experiment) -> str | None:
-    frame = results.frame(experiment.id)
-    if frame is None or frame.empty or "churn_ops" not in frame:
+def one_run(results: ResultSet, experiment: Experiment, frame: pd.DataFrame) -> str | None:
+    if "churn_ops" not in frame:
         return None
     rows, lines = [], []
     for r in frame.to_dict("records"):

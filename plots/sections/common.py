@@ -55,10 +55,16 @@ def built(frame: pd.DataFrame) -> pd.DataFrame:
     return frame[frame["build_failed"] != True]  # noqa: E712 (NaN-safe: a missing flag is not a failure)
 
 
-def each(results: ResultSet, section: str, render_one: Callable[[ResultSet, Experiment], str | None]) -> str | None:
+def each(results: ResultSet, section: str,
+         render_one: Callable[[ResultSet, Experiment, pd.DataFrame], str | None]) -> str | None:
     """A section that shows each of its experiments alike: render_one's text for every experiment
-    the suite puts in `section`, in suite order; None when none has a file or shows anything."""
-    texts = [text for e in results.experiments(section) if (text := render_one(results, e)) is not None]
+    the suite puts in `section` whose file has cells (given as the frame), in suite order; None
+    when none has a file or shows anything."""
+    texts = []
+    for e in results.experiments(section):
+        frame = results.frame(e.id)
+        if frame is not None and not frame.empty and (text := render_one(results, e, frame)) is not None:
+            texts.append(text)
     return "\n\n".join(texts) if texts else None
 
 

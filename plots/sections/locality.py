@@ -3,6 +3,8 @@ beside the distinct cache lines each family's lookups touched, traced from the a
 
 from __future__ import annotations
 
+import pandas as pd
+
 import reference
 import stats
 from report_format import count, number, table
@@ -27,10 +29,7 @@ def render(results: ResultSet) -> str | None:
     return common.each(results, SECTION, one_run)
 
 
-def one_run(results: ResultSet, experiment: Experiment) -> str | None:
-    frame = results.frame(experiment.id)
-    if frame is None or frame.empty:
-        return None
+def one_run(results: ResultSet, experiment: Experiment, frame: pd.DataFrame) -> str | None:
     frame = frame[frame["cache_lines_member_lookups"] > 0] if "cache_lines_member_lookups" in frame else frame.iloc[0:0]
     if frame.empty:
         return "\n".join(["## Memory locality per lookup", "", results.made_by(experiment.id), "",

@@ -6,6 +6,8 @@ an independent draw."""
 
 from __future__ import annotations
 
+import pandas as pd
+
 import reference
 import stats
 import theory
@@ -21,10 +23,7 @@ def render(results: ResultSet) -> str | None:
     return common.each(results, SECTION, one_run)
 
 
-def one_run(results: ResultSet, experiment: Experiment) -> str | None:
-    cells = results.frame(experiment.id)
-    if cells is None or cells.empty:
-        return None
+def one_run(results: ResultSet, experiment: Experiment, cells: pd.DataFrame) -> str | None:
     row = cells.iloc[0].to_dict()
     survey = reference.SURVEY_LAB
     keys, eps, max_load = int(row["keys"]), float(row["target_fpr"]), float(row["max_load"])

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pandas as pd
+
 import math
 
 import stats
@@ -18,10 +20,7 @@ def render(results: ResultSet) -> str | None:
     return common.each(results, SECTION, one_run)
 
 
-def one_run(results: ResultSet, experiment: Experiment) -> str | None:
-    frame = results.frame(experiment.id)
-    if frame is None or frame.empty:
-        return None
+def one_run(results: ResultSet, experiment: Experiment, frame: pd.DataFrame) -> str | None:
     frame = frame.sort_values(["target_fpr", "filter"], ascending=[False, True])
     rows = [
         [f"{r['target_fpr']:g}", r["filter"], f"{r['bits_per_key']:.2f}", f"{r['bits_per_key_theory']:.2f}",

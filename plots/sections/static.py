@@ -3,6 +3,8 @@ the production libraries' own figures and the XOR, binary fuse and Ribbon papers
 
 from __future__ import annotations
 
+import pandas as pd
+
 import math
 
 import reference
@@ -81,10 +83,7 @@ def render(results: ResultSet) -> str | None:
     return common.each(results, SECTION, one_run)
 
 
-def one_run(results: ResultSet, experiment: Experiment) -> str | None:
-    frame = results.frame(experiment.id)
-    if frame is None or frame.empty:
-        return None
+def one_run(results: ResultSet, experiment: Experiment, frame: pd.DataFrame) -> str | None:
     space_rows, speed_rows, notes = [], [], []
     for r in frame.to_dict("records"):
         if flag(r.get("build_failed")):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pandas as pd
+
 import math
 
 import numpy as np
@@ -98,10 +100,7 @@ def render(results: ResultSet) -> str | None:
     return common.each(results, SECTION, one_run)
 
 
-def one_run(results: ResultSet, experiment: Experiment) -> str | None:
-    frame = results.frame(experiment.id)
-    if frame is None or frame.empty:
-        return None
+def one_run(results: ResultSet, experiment: Experiment, frame: pd.DataFrame) -> str | None:
     built = common.built(frame).copy()
     built["gap"] = [curve_gap(r) for r in built.to_dict("records")]
     targets = sorted(built["target_fpr"].unique(), reverse=True)

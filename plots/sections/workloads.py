@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pandas as pd
+
 from report_format import count, pct, table
 from result_set import Experiment, ResultSet
 from sections import common
@@ -13,9 +15,8 @@ def render(results: ResultSet) -> str | None:
     return common.each(results, SECTION, one_run)
 
 
-def one_run(results: ResultSet, experiment: Experiment) -> str | None:
-    frame = results.frame(experiment.id)
-    if frame is None or frame.empty or "workload.kind" not in frame:
+def one_run(results: ResultSet, experiment: Experiment, frame: pd.DataFrame) -> str | None:
+    if "workload.kind" not in frame:
         return None
     frame = frame.assign(key_dist=frame["workload.kind"], query_dist=frame["workload.queries.dist"])
     kinds = list(dict.fromkeys(frame["key_dist"]))
