@@ -70,7 +70,7 @@ class BasicCqf
   using typename Shared::Core;
   static constexpr std::string_view kName = "cqf";
   static constexpr int kMinRemainderBits = 2;  // r = 1 leaves counters no digits (base 2^r - 2)
-  using Shared::RsqfFilterBase;  // its constructors
+  using RsqfFilterBase<BasicCqf, kOffsetLimit, kPortable>::RsqfFilterBase;  // its constructors
 
  private:
   friend Shared;  // calls Holds, AddFingerprint, AppendEntry, FinishAppend and Cursor

@@ -53,7 +53,7 @@ class BasicRsqf
   using typename Shared::Core;
   static constexpr std::string_view kName = "rsqf";
   static constexpr int kMinRemainderBits = 1;
-  using Shared::RsqfFilterBase;  // its constructors
+  using RsqfFilterBase<BasicRsqf, kOffsetLimit, kPortable>::RsqfFilterBase;  // its constructors
 
   bool erase(std::uint64_t key) {
     const auto [fq, fr] = this->Split(key);
