@@ -19,9 +19,8 @@ class KindOptions {
  public:
   // The options of every kind given (a command that runs one of several kinds, as `adapt`
   // does, offers the union; a parameter two kinds share is one option).
-  KindOptions(std::vector<const KindSpec*> kinds, boost::program_options::options_description& options)
-      : kinds_(std::move(kinds)) {
-    for (const KindSpec* kind : kinds_) {
+  KindOptions(const std::vector<const KindSpec*>& kinds, boost::program_options::options_description& options) {
+    for (const KindSpec* kind : kinds) {
       for (const ParamSpec& spec : kind->params) {
         if (spec.option.empty() || texts_.count(std::string(spec.option))) continue;
         std::string& text = texts_[std::string(spec.option)];
@@ -59,7 +58,6 @@ class KindOptions {
   }
 
  private:
-  std::vector<const KindSpec*> kinds_;
   std::map<std::string, std::string> texts_;  // option -> its text (stable addresses)
   std::map<std::string, const ParamSpec*> specs_;
 };

@@ -101,11 +101,11 @@ class BuildFailuresPlan : public ExperimentPlan {
   }
 
   std::string Describe(const Json& r) const override {
+    const Json& mean = r["build_attempts_mean"];  // null when no build succeeded
     char text[160];
     std::snprintf(text, sizeof text, "first build failed for %zu of %zu key sets, %.3f attempts on average, %zu gave up",
                   r["first_build_failures"].get<std::size_t>(), r["key_sets"].get<std::size_t>(),
-                  r.value("build_attempts_mean", Json(0.0)).is_number() ? r["build_attempts_mean"].get<double>() : 0.0,
-                  r["builds_given_up"].get<std::size_t>());
+                  mean.is_number() ? mean.get<double>() : 0.0, r["builds_given_up"].get<std::size_t>());
     return text;
   }
 
