@@ -72,6 +72,7 @@ constexpr ArgSpec kFingerprintBits{"fingerprint_bits", 1, 64, false, false, true
 constexpr ArgSpec kSlotsPerBucket{"slots_per_bucket", 1, 64, false, false, true};
 constexpr ArgSpec kKeysStored{"keys", 0, kMaxCount, false, false, true};  // no keys: FPR 0
 constexpr ArgSpec kKeysPerKey{"keys", 1, kMaxCount, false, false, true};  // bits/key divide by n
+constexpr ArgSpec kTableSlots{"table_slots", 1, kMaxCount, false, false, true};
 constexpr ArgSpec kQuotientBits{"quotient_bits", 0, 64, false, false, true};
 constexpr ArgSpec kRemainderBits{"remainder_bits", 1, 64, false, false, true};
 constexpr ArgSpec kMetadataBits{"metadata_bits", 0, 64, false, false, false};
@@ -188,6 +189,11 @@ const std::vector<Formula>& Formulas() {
        {kLoadBelowOne},
        {"slots"},
        [](Point a) { return Values{KnuthDisplacementMean(a[0])}; }},
+      {"knuth_displacement_finite",
+       "linear probing in m slots holding n keys: Knuth's exact mean displacement (Q(m, n - 1) - 1) / 2",
+       {kTableSlots, kKeysStored},
+       {"slots"},
+       [](Point a) { return Values{KnuthDisplacementMeanFinite(a[0], a[1])}; }},
       {"knuth_probes_to_empty",
        "linear probing: mean probes to an empty slot (1 + 1/(1 - alpha)^2) / 2",
        {kLoadBelowOne},

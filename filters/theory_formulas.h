@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <cstddef>
 #include <cstdint>
 
@@ -214,6 +215,23 @@ inline double QuotientSurveyBitsPerKey(double keys, double remainder_bits, doubl
 inline double KnuthDisplacementMean(double load) { return load / (2 * (1 - load)); }
 inline double KnuthProbesToEmptyMean(double load) {
   return 0.5 * (1 + 1 / ((1 - load) * (1 - load)));
+}
+
+// The same mean displacement in a finite circular table of m slots holding n keys, without the
+// large-table limit (Knuth, vol. 3, 6.4, Theorem K): a successful search takes
+// C_n = (1 + Q(m, n - 1)) / 2 probes, Q(m, k) = sum over j >= 0 of k (k - 1) ... (k - j + 1) / m^j,
+// so the mean displacement is (Q(m, n - 1) - 1) / 2. It lies below alpha / (2 (1 - alpha)) by
+// about alpha / (2 (1 - alpha)^3 m): 4% at load 0.99 in 2^18 slots, more than a judgement within
+// a few percent can ignore. The terms fall once j passes about sqrt(m); the sum stops when they
+// no longer move it.
+inline double KnuthDisplacementMeanFinite(double slots, double keys) {
+  if (keys < 1 || slots < keys) return keys < 1 ? 0.0 : std::numeric_limits<double>::infinity();
+  double q = 0, term = 1;
+  for (double j = 0; j < keys && term > 1e-17 * q; ++j) {
+    q += term;
+    term *= (keys - 1 - j) / slots;
+  }
+  return (q - 1) / 2;
 }
 
 // ---- XOR (filters/xor.h) -------------------------------------------------------------------

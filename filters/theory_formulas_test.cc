@@ -8,6 +8,8 @@
 
 #include <cmath>
 #include <cstdint>
+#include <utility>
+#include <vector>
 
 #include "filters/cuckoo.h"
 
@@ -83,6 +85,46 @@ TEST(TheoryFormulas, KnuthAtHalfLoad) {
   EXPECT_EQ(KnuthDisplacementMean(0.5), 0.5);
   EXPECT_EQ(KnuthProbesToEmptyMean(0.5), 2.5);
   EXPECT_EQ(KnuthDisplacementMean(0.0), 0.0);
+}
+
+// Knuth's finite-table sum against every placement of n keys into m slots by linear probing
+// (circular, first come first served): the mean displacement over all m^n home choices.
+double EnumeratedDisplacement(int m, int n) {
+  double total = 0, placements = 0;
+  std::vector<int> homes(n, 0);
+  for (;;) {
+    std::vector<bool> used(m, false);
+    for (int h : homes) {
+      int s = h;
+      while (used[s]) s = (s + 1) % m;
+      used[s] = true;
+      total += (s - h + m) % m;
+    }
+    placements += 1;
+    int i = 0;
+    while (i < n && ++homes[i] == m) homes[i++] = 0;
+    if (i == n) break;
+  }
+  return total / (placements * n);
+}
+
+TEST(TheoryFormulas, KnuthFiniteTableMatchesEveryPlacement) {
+  EXPECT_EQ(KnuthDisplacementMeanFinite(3, 1), 0.0);
+  EXPECT_NEAR(KnuthDisplacementMeanFinite(3, 2), 1.0 / 6, 1e-15);
+  for (auto [m, n] : {std::pair{4, 3}, {5, 4}, {5, 5}, {6, 3}}) {
+    EXPECT_NEAR(KnuthDisplacementMeanFinite(m, n), EnumeratedDisplacement(m, n), 1e-12) << m << " " << n;
+  }
+}
+
+TEST(TheoryFormulas, KnuthFiniteTableApproachesTheLimitFromBelow) {
+  const double m = std::ldexp(1.0, 20);
+  EXPECT_NEAR(KnuthDisplacementMeanFinite(m, 0.5 * m), KnuthDisplacementMean(0.5), 1e-5);
+  const double small = std::ldexp(1.0, 18), n = std::round(0.99 * small);
+  const double finite = KnuthDisplacementMeanFinite(small, n), limit = KnuthDisplacementMean(n / small);
+  EXPECT_LT(finite, limit);
+  // Knuth's first correction term, alpha / (2 (1 - alpha)^3 m), accounts for most of the gap.
+  const double alpha = n / small;
+  EXPECT_NEAR(limit - finite, alpha / (2 * std::pow(1 - alpha, 3) * small), 0.25 * (limit - finite));
 }
 
 // The report labels the binary fuse curves 1.125 and 1.075 log2(1/eps) at n = 10^6.

@@ -207,6 +207,13 @@ def knuth_displacement(load):
     return _one("knuth_displacement", "slots", load=load)
 
 
+def knuth_displacement_finite(table_slots, keys):
+    """The same mean in a circular table of `table_slots` slots holding `keys` keys, without the
+    large-table limit: (Q(m, n − 1) − 1)/2 (Knuth, Theorem K). Below α/(2(1 − α)) by about
+    α/(2(1 − α)^3 m)."""
+    return _one("knuth_displacement_finite", "slots", table_slots=table_slots, keys=keys)
+
+
 def ribbon(eps, overhead: float = 0.05):
     """Standard Ribbon with w = 128 at 5% slot overhead (filters/ribbon.h)."""
     return _one("ribbon", "bits_per_key", fpr=eps, overhead=overhead)
