@@ -243,10 +243,11 @@ CLAIMS = (
     Claim(SUPPORT, SUPPORT, "the Cuckooing ACF incurs O(log^4 n) expected false positives", "O(log^4 n)",
           (Measure("adaptive", "acf_cuckooing_ff, |Q|", like_for_like=False, unlike=OUR_VARIANT),
            Measure("adaptive", "acf_cuckooing_2x4, |Q|", like_for_like=False, unlike=OUR_VARIANT),
+           Measure("adaptive", "at Support Optimality's premise (k = 2 tables of b = 1 slot"),
            Measure("adaptive", "the Cuckooing ACF incurs O(log^4 n)", like_for_like=False, unlike=NOT_PREMISE)),
           "The O() has no constant: the section fixes it at the smallest n measured and judges the growth.",
-          missing="The theorem's premise (2 tables of 1 slot, load below 1/2) is run only in the A/S grid"
-                  " (adapt_grid_premise), not on the repeated-query stream (adapt_support).",
+          missing="No repeated-query stream ran the Cuckooing ACF at the theorem's premise (2 tables of 1"
+                  " slot, load below 1/2).",
           kind=GROWTH, conditions=Conditions(load="below 1/2", workload="|Q| = O(1) queries repeated",
                                              filters="Cuckooing ACF, 2 tables of 1 slot")),
     Claim(SUPPORT, SUPPORT, "improves upon a Cyclic ACF and a Swapping ACF of the same size", "–",
@@ -286,10 +287,13 @@ CLAIMS = (
           (Measure("quotient", "2.125 metadata bits per slot"),), quoted_in=ARTICLE,
           by_construction="our RSQF and CQF blocks hold 2 × 64 + 8 metadata bits per 64 slots"),
     Claim(ARTICLE, "Knuth's linear probing analysis (The Art of Computer Programming, vol. 3, 6.4)",
-          "mean displacement α/(2(1−α))", "α/(2(1−α))", (Measure("quotient", "Knuth's α/(2(1−α))"),),
-          "Holds from load 0.10 to 0.95; only the 0.99 step misses (quotient section). The article cites"
-          " Knuth's analysis for the cluster length, not for this formula.",
-          conditions=Conditions(n="tables large against 1/(1−α)")),
+          "mean displacement α/(2(1−α))", "α/(2(1−α))",
+          (Measure("quotient", "mean displacement over independent tables is Knuth's"),),
+          "Judged over independent tables against Knuth's exact sum for the same slots and keys, of which"
+          " α/(2(1−α)) is the large-table limit (quotient section). The article cites Knuth's analysis"
+          " for the cluster length, not for this formula.",
+          conditions=Conditions(n="the table's own m and n (the formula is the limit for tables large against"
+                                  " 1/(1−α)²)")),
     Claim(ARTICLE, ARTICLE, "at α ≤ 0.75 the expected cluster length is O(1) (typically 2 to 6 slots)", "2 to 6",
           (Measure("quotient", "a cluster is typically 2 to 6 slots"),),
           "Judged on the upper end, the one that keeps a lookup in a cache line; below load 0.75 our"
@@ -297,8 +301,8 @@ CLAIMS = (
           kind=AT_MOST, conditions=Conditions(load="≤ 0.75", max_load=0.75)),
     Claim(ARTICLE, ARTICLE, "quotient filter lookup: 1 cache line", "1",
           (Measure("locality", "a quotient lookup touches"),),
-          missing="The article states the one line for α ≤ 0.75 (clusters of 2 to 6 slots); the locality"
-                  " experiment runs the quotient filter at one load above it.",
+          missing="The article states the one line for α ≤ 0.75 (clusters of 2 to 6 slots); no locality"
+                  " experiment here traced the quotient filter at such a load.",
           conditions=Conditions(load="≤ 0.75", max_load=0.75)),
     Claim(ARTICLE, ARTICLE, "RSQF lookup: 1 cache line (SIMD POPCNT + PDEP)", "1",
           (Measure("locality", "a rsqf lookup touches"),),
@@ -368,6 +372,10 @@ def judge(claim: Claim, checks: list[Check]) -> Judgement:
         return Judgement(claim, stats.NOT_MEASURED, reason, "–", deciding, set_aside)
     worst, verdict = min(deciding, key=lambda pair: SEVERITY.index(pair[1]))
     ours = worst.evidence
+    stale = [check.stale for check, _ in deciding if check.stale]
+    if stale:
+        ours += f" ⚠ {stale[0]}" + (f" (and {len(stale) - 1} more check{'s' if len(stale) > 2 else ''})"
+                                    if len(stale) > 1 else "")
     if verdict != worst.verdict:
         ours += f" (judged as {claim.kind}; the section's equality reading: {worst.verdict})"
     if len(deciding) > 1:
@@ -447,7 +455,7 @@ def listing(results: ResultSet) -> list[str]:
         if claim.by_construction:
             lines.append(f"  by construction: {claim.by_construction}")
         lines += [f"  like-for-like: {check.section}: {check.claim}: {check.evidence} → {verdict}"
-                  for check, verdict in j.deciding]
+                  + (f" ⚠ {check.stale}" if check.stale else "") for check, verdict in j.deciding]
         lines += [f"  set aside: {check.section}: {check.claim}: {check.evidence} → {check.verdict} ({label})"
                   for check, label in j.set_aside]
         lines.append(f"  verdict: **{j.verdict}** — {j.ours}")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -95,10 +96,13 @@ class Check:
     abs_tol: float | None = None
     judged_as: str = ""  # stats.verdict's claim argument the section used; "" when no numbers are kept
     conditions: Mapping[str, float] = field(default_factory=dict)
+    # A speed check whose result file predates a commit that can change speed: why, else "".
+    stale: str = ""
 
     @property
     def prose(self) -> str:
-        return f"{self.claim}: {self.evidence} (tolerance {self.tolerance}) → **{self.verdict}**"
+        flag = f" ⚠ {self.stale}" if self.stale else ""
+        return f"{self.claim}: {self.evidence} (tolerance {self.tolerance}) → **{self.verdict}**{flag}"
 
     @property
     def cell(self) -> str:
@@ -192,6 +196,37 @@ class ResultSet:
         except (OSError, json.JSONDecodeError):
             return None
 
+    def commit_of(self, experiment_id: str) -> tuple[str | None, bool]:
+        """The commit an experiment's file was made from, and whether the tree had uncommitted
+        changes: from the file's context, else (Google Benchmark files) from the suite run's
+        manifest, which records the run each experiment's file comes from."""
+        result = self.file(experiment_id)
+        context = result.context if result is not None else {}
+        if context.get("git_commit"):
+            return context["git_commit"], bool(context.get("git_dirty"))
+        manifest = self.manifest or {}
+        entry = next((e for e in manifest.get("experiments", []) if isinstance(e, dict) and e.get("id") == experiment_id), None)
+        if entry is None:
+            return None, False
+        run = entry["from_run"] if isinstance(entry.get("from_run"), dict) else manifest.get("context") or {}
+        return run.get("git_commit"), bool(run.get("git_dirty"))
+
+    def speed_staleness(self, experiment_id: str) -> str:
+        """Why timings from this experiment's file may not be the current code's: commits since
+        its own that touch SPEED_PATHS, or uncommitted changes it was made with; "" when it is
+        current or git cannot tell (no repository here)."""
+        commit, dirty = self.commit_of(experiment_id)
+        if not commit or commit == "unknown":
+            return f"stale? `{experiment_id}` records no commit"
+        newer = commits_since(self.directory, commit)
+        if newer:
+            shown = ", ".join(newer[:3]) + (", ..." if len(newer) > 3 else "")
+            return (f"stale: `{experiment_id}` comes from {commit[:7]}; {len(newer)} later commit"
+                    f"{'s' if len(newer) != 1 else ''} can change speed ({shown})")
+        if dirty:
+            return f"stale? `{experiment_id}` was made from uncommitted changes to {commit[:7]}"
+        return ""
+
     # --- charts and verdicts ----------------------------------------------------------------
 
     def figures(self, experiment_id: str) -> str:
@@ -228,12 +263,34 @@ class ResultSet:
         return f"![{alt}]({link})"
 
     def check(self, section: str, claim: str, evidence: str, verdict: str, tolerance: str,
-              **numbers) -> Check:
+              speed_of: str | None = None, **numbers) -> Check:
         """Record a judged claim for the report's summary; print it with .prose or .cell. `numbers`
-        are Check's optional fields (measured, expected, rel_tol, abs_tol, judged_as, conditions)."""
+        are Check's optional fields (measured, expected, rel_tol, abs_tol, judged_as, conditions).
+        A check of timings names the experiment they come from (`speed_of`), so a verdict taken
+        from a file older than a commit that can change speed is flagged (speed_staleness)."""
+        if speed_of is not None:
+            numbers["stale"] = self.speed_staleness(speed_of)
         judged = Check(section, claim, evidence, tolerance, verdict, **numbers)
         self.checks.append(judged)
         return judged
+
+
+# What can change a timing: the filters, the core they build on, the measuring loops, the build.
+# Tests and prose cannot. Paths from the repository's top, wherever the results directory is.
+SPEED_PATHS = (":(top)filters", ":(top)core", ":(top)harness/cell", ":(top)harness/micro_bench",
+               ":(top)CMakeLists.txt", ":(top)scripts/build.sh",
+               ":(top,exclude)*_test.cc", ":(top,exclude)*_test.h", ":(top,exclude)*.md")
+
+
+def commits_since(repository: Path, commit: str, paths: tuple[str, ...] = SPEED_PATHS) -> list[str] | None:
+    """The commits after `commit` up to HEAD that touch `paths` (newest first, short hashes), or
+    None when git cannot tell (no repository, or a commit it does not have)."""
+    try:
+        done = subprocess.run(["git", "-C", str(repository), "log", "--format=%h", f"{commit}..HEAD", "--", *paths],
+                              capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return done.stdout.split() if done.returncode == 0 else None
 
 
 def verdict_cell(verdict: str) -> str:

@@ -168,3 +168,39 @@ def count_outside(values, lows, highs) -> tuple[int, int]:
     """How many values miss their interval, and how many could be judged (none missing)."""
     judged = [verdict_interval(v, lo, hi) for v, lo, hi in zip(values, lows, highs)]
     return (sum(v == CONTRADICTED for v in judged), sum(v != NOT_MEASURED for v in judged))
+
+
+def mean_interval(values, confidence: float = 0.95) -> tuple[float, float, float]:
+    """The mean of independent measurements (tables, trials) and its Student-t interval; with
+    fewer than two values the interval is (nan, nan): one table has no spread to judge against."""
+    xs = [float(v) for v in values if not is_missing(v)]
+    if not xs:
+        return (math.nan, math.nan, math.nan)
+    mean = sum(xs) / len(xs)
+    if len(xs) < 2:
+        return (mean, math.nan, math.nan)
+    sd = math.sqrt(sum((x - mean) ** 2 for x in xs) / (len(xs) - 1))
+    half = scipy_stats.t.ppf(0.5 + confidence / 2, len(xs) - 1) * sd / math.sqrt(len(xs))
+    return (mean, mean - half, mean + half)
+
+
+def paired_difference(a, b, confidence: float = 0.95) -> tuple[float, float, float, int]:
+    """Paired differences a_i − b_i (two filters on the same streams, trial by trial): their mean,
+    its Student-t interval and how many pairs. A pair with either side missing is dropped."""
+    pairs = [(float(x), float(y)) for x, y in zip(a, b) if not is_missing(x) and not is_missing(y)]
+    mean, low, high = mean_interval([x - y for x, y in pairs], confidence)
+    return (mean, low, high, len(pairs))
+
+
+def paired_verdict(mean: float, low: float, high: float) -> str:
+    """A claim that a is at most b, judged from the paired differences a − b (mean and interval):
+    contradicted when the whole interval lies above 0 (a is worse on these streams beyond
+    chance); partly when it holds 0 but the mean is above it (not worse beyond chance, yet not
+    as good on average); reproduced otherwise (a at most b, or no difference chance can tell)."""
+    if is_missing(mean) or is_missing(low) or is_missing(high):
+        return NOT_MEASURED
+    if low > 0:
+        return CONTRADICTED
+    if mean > 0:
+        return PARTLY
+    return REPRODUCED

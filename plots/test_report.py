@@ -165,12 +165,16 @@ def test_sections_tell_the_default_suites_experiments_apart_by_what_they_are():
         return {e.id: role(e) for e in default.experiments if e.section == section}
 
     assert roles("quotient", quotient.role) == {
-        "quotient_space": "space", "quotient_load": "fill", "quotient_vs_fastfilter": "fastfilter"}
+        "quotient_space": "space", "quotient_load": "fill", "quotient_tables": "tables",
+        "quotient_vs_fastfilter": "fastfilter"}
     assert roles("adaptive", adaptive.role) == {
         "adapt_grid": "adapt_synthetic", "adapt_grid_s1": "adapt_synthetic", "adapt_grid_premise": "adapt_synthetic",
         "adapt_trace_real": "adapt_trace", "adapt_trace_synth": "adapt_trace",
-        "adapt_adversarial": "adapt_adversarial", "adapt_support": "support"}
-    assert roles("cuckoo_load", cuckoo_load.sized_from_fpr) == {"cuckoo_load": False, "cuckoo_load_short": True}
+        "adapt_adversarial": "adapt_adversarial", "adapt_support": "support", "adapt_support_premise": "support"}
+    assert roles("cuckoo_load", cuckoo_load.sized_from_fpr) == {
+        "cuckoo_load": False, "cuckoo_load_short": True, "cuckoo_load_tables": False, "cuckoo_load_short_tables": True}
+    assert roles("cuckoo_load", cuckoo_load.several_tables) == {
+        "cuckoo_load": False, "cuckoo_load_short": False, "cuckoo_load_tables": True, "cuckoo_load_short_tables": True}
 
 
 def test_report_end_to_end_draws_only_the_charts_it_shows(tmp_path):
@@ -303,3 +307,56 @@ def test_short_fingerprints_are_judged_against_the_long_widths_median(tmp_path):
         results = result_set(results_dir(tmp_path))
         cuckoo_load.width_checks(results, frame(load))
         assert verdict_of(results, short) == expected, load
+
+
+def test_displacement_is_judged_against_its_spread_over_tables(tmp_path):
+    """Ten tables scattered around Knuth's finite-table value hold it at every load; the same
+    tables shifted 30% up miss it at every load, which chance cannot explain."""
+    import pandas as pd
+    import theory
+    from sections import quotient
+
+    slots, rows = 2 ** 12, []
+    for load in (0.5, 0.9, 0.99):
+        keys = round(load * slots)
+        exact = float(theory.knuth_displacement_finite(slots, keys))
+        for table, wobble in enumerate((-0.04, -0.03, -0.02, -0.01, 0.0, 0.0, 0.01, 0.02, 0.03, 0.04)):
+            rows.append(dict(filter="quotient", keys=keys, keys_inserted=keys, quotient_bits=12,
+                             load_factor=keys / slots, table=table, displacement_mean=exact * (1 + wobble)))
+    frame = pd.DataFrame(rows)
+    results = result_set(results_dir(tmp_path))
+    table_rows, check = quotient.displacement_rows(results, frame)
+    assert len(table_rows) == 3 and check.verdict == stats.REPRODUCED
+    shifted = frame.assign(displacement_mean=frame["displacement_mean"] * 1.3)
+    assert quotient.displacement_rows(results, shifted)[1].verdict == stats.CONTRADICTED
+
+
+def test_cuckooing_against_a_rival_is_judged_trial_by_trial():
+    """The same streams, trial by trial: a Cuckooing ACF below its rival in every trial holds the
+    claim even where the rival's mean is close; one above it in every trial contradicts it."""
+    import pandas as pd
+    from sections.adaptive import paired_rival
+
+    mine = [0.010, 0.012, 0.009, 0.011, 0.010]
+    trials = pd.DataFrame(
+        [dict(trial=t, filter="acf_cuckooing", fpr=f) for t, f in enumerate(mine)]
+        + [dict(trial=t, filter="acf_cyclic", fpr=f + 0.001) for t, f in enumerate(mine)]
+        + [dict(trial=t, filter="acf_swapping", fpr=f - 0.002) for t, f in enumerate(mine)])
+    assert paired_rival(trials, "acf_cuckooing", "acf_cyclic")[0] == stats.REPRODUCED
+    assert paired_rival(trials, "acf_cuckooing", "acf_swapping")[0] == stats.CONTRADICTED
+    assert paired_rival(trials, "acf_cuckooing", "acf_cyclic_ranges")[0] == stats.NOT_MEASURED
+
+
+def test_first_failure_over_tables_gives_its_spread():
+    import pandas as pd
+    from sections import cuckoo_load
+
+    rows = pd.DataFrame([dict(seed=seed, load_factor=1.0, insert_failures=5, first_failure_load=load)
+                         for seed, load in ((2, 0.962), (3, 0.964), (4, 0.963))]
+                        + [dict(seed=5, load_factor=0.97, insert_failures=0, first_failure_load=None)])
+    mean, text = cuckoo_load.first_failure(rows)
+    assert mean == pytest.approx((0.962 + 0.964 + 0.963 + 0.97) / 4)
+    assert "over 4 tables" in text and "range 0.9620–0.9700" in text
+    assert "1 never failed, counted at the load reached (a lower bound)" in text
+    one = rows[rows["seed"] == 2]
+    assert cuckoo_load.first_failure(one) == (0.962, "first failed insert at load 0.9620")

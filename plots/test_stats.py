@@ -69,3 +69,26 @@ def test_theory_matches_the_headers_and_the_survey():
                                                                              abs=1e-4)
     assert theory.cuckoo_fpr(10, 0.91552734375) == pytest.approx(0.0071375, abs=1e-6)
     assert theory.knuth_displacement(0.5) == pytest.approx(0.5)
+
+
+def test_mean_interval_is_students_t():
+    mean, low, high = stats.mean_interval([1.0, 2.0, 3.0, 4.0])
+    assert mean == 2.5
+    # sd = 1.291, t(0.975, 3) = 3.182: half-width 2.054
+    assert low == pytest.approx(2.5 - 2.054, abs=1e-3) and high == pytest.approx(2.5 + 2.054, abs=1e-3)
+    assert math.isnan(stats.mean_interval([5.0])[1])
+    assert math.isnan(stats.mean_interval([])[0])
+    assert stats.mean_interval([1.0, float("nan"), 3.0])[0] == 2.0
+
+
+@pytest.mark.parametrize("a, b, verdict", [
+    ([1.0, 2.0, 3.0, 4.0], [2.0, 3.1, 3.9, 5.2], R),  # a below b on every pair
+    ([1.0, 2.0, 3.0, 4.0], [1.1, 1.9, 3.2, 3.9], R),  # no difference chance can tell, mean ≤ 0
+    ([1.2, 2.0, 3.1, 4.0], [1.0, 2.1, 3.0, 3.9], P),  # interval holds 0, mean above it
+    ([2.0, 3.1, 3.9, 5.2], [1.0, 2.0, 3.0, 4.0], C),  # a above b beyond chance
+    ([1.0], [2.0], N),  # one pair: no spread
+])
+def test_paired_verdict(a, b, verdict):
+    mean, low, high, pairs = stats.paired_difference(a, b)
+    assert pairs == len(a)
+    assert stats.paired_verdict(mean, low, high) == verdict

@@ -26,16 +26,19 @@ def article_lines(row: dict) -> float | None:
 
 
 def render(results: ResultSet) -> str | None:
-    return common.each(results, SECTION, one_run)
+    runs = common.each(results, SECTION, one_run)
+    return None if runs is None else "## Memory locality per lookup\n\n" + runs
 
 
 def one_run(results: ResultSet, experiment: Experiment, frame: pd.DataFrame) -> str | None:
     frame = frame[frame["cache_lines_member_lookups"] > 0] if "cache_lines_member_lookups" in frame else frame.iloc[0:0]
     if frame.empty:
-        return "\n".join(["## Memory locality per lookup", "", results.made_by(experiment.id), "",
+        return "\n".join([*common.heading(results, experiment.id, "###"),
                           "No lookup was traced (tracing needs x86-64 Linux without AddressSanitizer)."])
     rows = []
-    for r in frame.sort_values(["cache_lines_member_mean", "filter"]).to_dict("records"):
+    # One load per filter: fewest lines first; a filter at several loads: its loads in order.
+    order = ["filter", "load_factor"] if frame["filter"].duplicated().any() else ["cache_lines_member_mean", "filter"]
+    for r in frame.sort_values(order).to_dict("records"):
         said = reference.QUOTIENT_ARTICLE_LOCALITY.get(r["filter"])
         expected = article_lines(r)
         judged = "–"
@@ -55,9 +58,7 @@ def one_run(results: ResultSet, experiment: Experiment, frame: pd.DataFrame) -> 
                      said.words if said else "–", "–" if expected is None else f"{expected:g}", judged])
     traced = int(frame["cache_lines_member_lookups"].max())
     return "\n".join([
-        "## Memory locality per lookup",
-        "",
-        *common.heading(results, experiment.id, "###")[2:],
+        *common.heading(results, experiment.id, "###"),
         f"Distinct 64-byte lines of the filter's storage that each of the first {count(traced)} member and"
         " non-member lookups read, traced from the addresses the lookup itself reads (harness/cell/line_tracer.h:"
         " page protection and single-stepping, no timing). An access that straddles two lines counts once."

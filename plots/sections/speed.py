@@ -41,7 +41,7 @@ def cell(summary: pd.DataFrame | None, key) -> str:
     return spread(r["median"], r["min"], r["max"])
 
 
-def against_fastfilter(results: ResultSet, key, native, native_static) -> list[str]:
+def against_fastfilter(results: ResultSet, key, native, native_static, native_id: str | None = None) -> list[str]:
     """FastFilter's figure for (filter, operation), ours over theirs, and the verdict, judged only
     like for like: the same configuration; builds are shown warm and cold beside FastFilter's
     single pass, unjudged."""
@@ -70,11 +70,11 @@ def against_fastfilter(results: ResultSet, key, native, native_static) -> list[s
     check = results.check(SECTION, f"{name} {operation}{which} at FastFilter's {ref.variant} level ({ref.median_ns:g} ns)",
                           f"{ours:.1f} ns (-march=native median), {ours / ref.median_ns:.2f}×",
                           stats.verdict(ours, ref.median_ns, rel_tol=LEVEL_TOL, claim="at_most"),
-                          f"+{LEVEL_TOL:.0%}")
+                          f"+{LEVEL_TOL:.0%}", speed_of=native_id)
     return [label, f"{ours / ref.median_ns:.2f}{which}", check.cell]
 
 
-def fuse_speedup_checks(results: ResultSet, portable: pd.DataFrame | None) -> list[str]:
+def fuse_speedup_checks(results: ResultSet, portable: pd.DataFrame | None, portable_id: str | None = None) -> list[str]:
     """The binary fuse paper's build speed over XOR's, cold and warm (portable build). A cold build
     adds its page faults, about the same per key for both (9.84 and 9.04 bits/key), which shrinks
     the ratio: the paper's claim is about the construction, so the warm ratio is the like one."""
@@ -89,11 +89,12 @@ def fuse_speedup_checks(results: ResultSet, portable: pd.DataFrame | None) -> li
             SECTION, f"{claim.source}: {claim.label}, {which} builds",
             f"xor8 {xor:.1f} ns/key against binary_fuse8 {fuse:.1f} (portable medians): {xor / fuse:.2f}×",
             stats.verdict(xor / fuse, claim.value, rel_tol=SPEEDUP_TOL, claim="at_least", baseline=1.0),
-            f"−{SPEEDUP_TOL:.0%}").prose)
+            f"−{SPEEDUP_TOL:.0%}", speed_of=portable_id).prose)
     return lines
 
 
-def static_builds(results: ResultSet, portable: pd.DataFrame | None, native: pd.DataFrame | None) -> list[str]:
+def static_builds(results: ResultSet, portable: pd.DataFrame | None, native: pd.DataFrame | None,
+                  portable_id: str | None = None) -> list[str]:
     """Cold and warm builds of the static filters: FastFilter times one cold pass."""
     if portable is None and native is None:
         return []
@@ -119,7 +120,7 @@ def static_builds(results: ResultSet, portable: pd.DataFrame | None, native: pd.
         table(["filter", "cold, portable", "warm, portable", "cold, -march=native", "warm, -march=native",
                "FastFilter build median / best"], rows),
         "",
-        *[f"- {line}" for line in fuse_speedup_checks(results, portable)],
+        *[f"- {line}" for line in fuse_speedup_checks(results, portable, portable_id)],
     ]
 
 
@@ -132,7 +133,7 @@ def render(results: ResultSet) -> str | None:
                                *(native.index if native is not None else [])]))
     native_static = summarize(results, native_id, "static")
     rows = [[name, operation, cell(portable, (name, operation)), cell(native, (name, operation)),
-             *against_fastfilter(results, (name, operation), native, native_static)]
+             *against_fastfilter(results, (name, operation), native, native_static, native_id)]
             for name, operation in sorted(keys)]
     made_by = [f"- {results.title(e)}: {results.made_by(e)}" for e in (portable_id, native_id) if e]
     verdicts = [r[-1] for r in rows if r[-1] not in ("–",) and not r[-1].startswith("not ")]
@@ -161,7 +162,7 @@ def render(results: ResultSet) -> str | None:
         table(["filter", "operation", "ns/key, portable", "ns/key, -march=native",
                "FastFilter (-march=native): median / best", "ours/FastFilter (medians)",
                f"at FastFilter's level (+{LEVEL_TOL:.0%})"], rows),
-        *static_builds(results, summarize(results, portable_id, "static"), native_static),
+        *static_builds(results, summarize(results, portable_id, "static"), native_static, portable_id),
     ]
     drawn = next((d for e in (portable_id, native_id) if e and (d := results.figures(e))), "")
     if drawn:

@@ -44,7 +44,7 @@ def reference_cells(results: ResultSet, row: dict) -> list[str]:
     return [f"{ref.bits_per_key:g}{note}; {ref.label}", bits_check.cell, pct(ref.fpr, 4), fpr_check.cell]
 
 
-def paper_claims(results: ResultSet, frame) -> list[str]:
+def paper_claims(results: ResultSet, frame, experiment_id: str | None = None) -> list[str]:
     by_name = frame.set_index("filter")
     lines = []
     if "xor8" in by_name.index:
@@ -69,7 +69,7 @@ def paper_claims(results: ResultSet, frame) -> list[str]:
                                    f"xor8 {by_name.loc['xor8', 'build_ns']:.1f} ns/key against binary_fuse8"
                                    f" {by_name.loc['binary_fuse8', 'build_ns']:.1f}: {ratio:.2f}×",
                                    stats.verdict(ratio, claim.value, rel_tol=SPEEDUP_TOL, claim="at_least",
-                                                 baseline=1.0), f"−{SPEEDUP_TOL:.0%}").prose)
+                                                 baseline=1.0), f"−{SPEEDUP_TOL:.0%}", speed_of=experiment_id).prose)
     if "rocksdb_ribbon" in by_name.index and not flag(by_name.loc["rocksdb_ribbon"].get("build_failed")):
         claim = reference.RIBBON_OVERHEAD_SURVEY_PCT
         overhead = by_name.loc["rocksdb_ribbon", "space_overhead_pct"]
@@ -102,7 +102,7 @@ def one_run(results: ResultSet, experiment: Experiment, frame: pd.DataFrame) -> 
             if isinstance(r.get(field), str):
                 notes.append(f"{r['filter']} {field.replace('_', ' ')}: {r[field]}.")
     built = common.built(frame)
-    lines = paper_claims(results, built)
+    lines = paper_claims(results, built, experiment.id)
     lines += [common.fpr_chance_check(results, SECTION, built).prose,
               common.false_negative_check(results, SECTION, built).prose]
     return "\n".join([
