@@ -163,10 +163,14 @@ CLAIMS = (
            Measure("seed_lab", "the AMQ survey's bits/key"), Measure("seed_lab", "the AMQ survey's insert failures")),
           conditions=Conditions(n="30,000", filters="b = 4, f = 10, 500 kicks")),
     Claim(SURVEY, SURVEY, "~0.73 eviction hops per insert", "21,953 hops for 30,000 keys",
-          missing="The survey's insert evicts from i1 whenever i1 is full, without trying i2; ours follows"
-                  " the paper (both buckets first), and the hashes differ, so the counts are not like"
-                  " for like (seed_lab shows ours beside it).",
-          conditions=Conditions(n="30,000", filters="the survey's insertion rule, 500 kicks")),
+          (Measure("seed_lab", "the AMQ survey's ~0.73 eviction hops per insert, on its own insertion rule"),
+           Measure("seed_lab", "the paper's insertion rule (both buckets before any eviction)", like_for_like=False,
+                   unlike="the cuckoo filter paper's insert, not the survey's: its hops beside the claim")),
+          "Judged on cuckoo_survey_insert, the survey's rule (i1 only; when i1 is full, evict from it) on the"
+          " survey's lab, against the spread of one table over independent seeds: the hashes differ"
+          " (blake2b of strings there, a 64-bit mixer here), which the spread over seeds covers. Our cuckoo"
+          " follows the paper (both buckets before any eviction); its hops are set aside, shown beside.",
+          conditions=Conditions(n="30,000", filters="the survey's insertion rule, b = 4, f = 10, 500 kicks")),
     Claim(SURVEY, SURVEY, "cuckoo, b = 4, 95% load: about 10.5 bits/key at 1%", "10.5",
           (Measure("one_percent", "the AMQ survey's cuckoo, b = 4"),),
           conditions=Conditions(load="0.95", filters="cuckoo, b = 4")),

@@ -168,3 +168,21 @@ def count_outside(values, lows, highs) -> tuple[int, int]:
     """How many values miss their interval, and how many could be judged (none missing)."""
     judged = [verdict_interval(v, lo, hi) for v, lo, hi in zip(values, lows, highs)]
     return (sum(v == CONTRADICTED for v in judged), sum(v != NOT_MEASURED for v in judged))
+
+
+def mean_intervals(values, confidence: float = 0.95) -> tuple[float, tuple[float, float], tuple[float, float]]:
+    """The mean of independent draws (one per table, say), the Student-t interval of that mean,
+    and the prediction interval of one more draw: where one further table of the same kind lands
+    with probability `confidence`, mean ± t·s·√(1 + 1/k). A single published run is judged against
+    the second, its mean against the first. Fewer than two draws: nan intervals."""
+    draws = [float(v) for v in values if not is_missing(v)]
+    k = len(draws)
+    if k == 0:
+        return (math.nan, (math.nan, math.nan), (math.nan, math.nan))
+    mean = sum(draws) / k
+    if k < 2:
+        return (mean, (math.nan, math.nan), (math.nan, math.nan))
+    s = math.sqrt(sum((d - mean) ** 2 for d in draws) / (k - 1))
+    t = float(scipy_stats.t.ppf(0.5 + confidence / 2, k - 1))
+    half_mean, half_one = t * s / math.sqrt(k), t * s * math.sqrt(1 + 1 / k)
+    return (mean, (mean - half_mean, mean + half_mean), (mean - half_one, mean + half_one))
