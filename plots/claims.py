@@ -323,6 +323,15 @@ CLAIMS = (
     Claim(ARTICLE, ARTICLE, "the CQF outperforms the Count-Min sketch on skewed (Zipfian) distributions", "–",
           (Measure("counting", "the CQF's counters outperform the Count-Min sketch"),), kind=COMPARISON,
           conditions=Conditions(workload="skewed (Zipfian) counts")),
+    Claim(ARTICLE, ARTICLE, "a quotient filter supports dynamic deletions without false negatives", "0",
+          (Measure("churn", "deleting members leaves no false negatives: quotient"),
+           Measure("churn", "deleting members leaves no false negatives: rsqf"),
+           Measure("churn", "deleting members leaves no false negatives: cqf"),
+           Measure("churn", "deleting members leaves no false negatives", like_for_like=False,
+                   unlike="a cuckoo filter; the article says it of quotient filters")),
+          "Deletions of members only: deleting a key never inserted can remove a member's entry"
+          " (absent_deletes section).",
+          conditions=Conditions(workload="members erased and inserted (churn)", filters="the quotient family")),
 )
 
 

@@ -248,3 +248,20 @@ def test_the_trace_replay_decides_the_comparison_with_cyclic_and_swapping_and_th
     adaptive.beats_rivals_on_trace(results, "adapt_trace_real", trace_cells(0.0060))
     judgement = judged(results, IMPROVES)
     assert judgement.verdict == stats.CONTRADICTED and "largest ratio 1.09 (acf_cyclic_ranges, 8 bits/slot)" in judgement.ours
+
+
+DELETIONS = "a quotient filter supports dynamic deletions without false negatives"
+
+
+def test_deletions_without_false_negatives_are_judged_on_the_quotient_family(tmp_path):
+    results = result_set(results_dir(tmp_path))
+    for name in ("quotient", "rsqf", "cqf", "cuckoo12"):
+        results.check("churn", f"deleting members leaves no false negatives: {name}", "0 false negatives",
+                      stats.verdict(0, 0), "exact")
+    judgement = judged(results, DELETIONS)
+    assert judgement.verdict == stats.REPRODUCED and len(judgement.deciding) == 3
+    [(cuckoo, label)] = judgement.set_aside
+    assert cuckoo.claim.endswith(": cuckoo12") and label.startswith("our finding, not like for like: a cuckoo filter")
+    results.check("churn", "deleting members leaves no false negatives: rsqf", "2 false negatives",
+                  stats.verdict(2, 0), "exact")
+    assert judged(results, DELETIONS).verdict == stats.CONTRADICTED
