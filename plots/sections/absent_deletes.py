@@ -38,7 +38,8 @@ def render(results: ResultSet) -> str | None:
         low, high = count_interval(lost, deletes)
         check = results.check(
             SECTION, f"deleting keys never inserted can cause false negatives: {r['filter']}",
-            f"{lost:,} members lost [{low:,.0f}, {high:,.0f}] after {deletes:,} absent deletes ({accepted:,} accepted)"
+            f"{r['filter']}: {lost:,} members lost [{low:,.0f}, {high:,.0f}] after {deletes:,} absent deletes"
+            f" ({accepted:,} accepted)"
             f" over {count(r['tables_built'])} tables of {count(r['keys'])} keys",
             stats.verdict(lost, 1, claim="at_least"), "at least 1",
             measured=float(lost), expected=1.0, judged_as="at_least")

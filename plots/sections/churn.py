@@ -58,7 +58,8 @@ def one_run(results: ResultSet, experiment: Experiment, frame: pd.DataFrame) -> 
         # Per filter, so a source's claim about one family (the quotient filter article: deletions
         # without false negatives) is judged on that family's cells only.
         results.check(SECTION, f"deleting members leaves no false negatives: {r['filter']}",
-                      f"{count(r['churn_false_negatives'])} false negatives over {count(r['churn_ops'])} churn steps"
+                      f"{r['filter']}: {count(r['churn_false_negatives'])} false negatives over"
+                      f" {count(r['churn_ops'])} churn steps"
                       f" ({count(r['churn_rounds'])} erases of held keys)",
                       stats.verdict(r["churn_false_negatives"], 0), "exact")
         rows.append([r["filter"], f"{r['load_factor']:.3f}", f"{load:.3f}", count(r["churn_ops"]),
