@@ -80,7 +80,7 @@ FilterParams ParamsFor(std::size_t n) {
 // ---- Which filter is which ----
 
 template <class F> constexpr bool kIsCuckoo = false;
-template <int b, int s> constexpr bool kIsCuckoo<Cuckoo<b, s>> = true;
+template <int b, int s, CuckooInsert r> constexpr bool kIsCuckoo<Cuckoo<b, s, r>> = true;
 template <class F> constexpr bool kIsXor = false;
 template <int b> constexpr bool kIsXor<Xor<b>> = true;
 template <class F> constexpr int kFuseArity = 0;

@@ -26,7 +26,7 @@
 namespace amq {
 
 using AllFilters = TypeList<Bloom, BlockedBloom, Cuckoo<0>, Cuckoo<8>, Cuckoo<12>, Cuckoo<16>,
-                            Cuckoo<12, 2>, Cuckoo<12, 8>,
+                            Cuckoo<12, 2>, Cuckoo<12, 8>, Cuckoo<0, 4, CuckooInsert::kSurvey>,
                             Xor8, Xor16, Xor<0>,
                             BinaryFuse8, BinaryFuse16, BinaryFuse<0, 3>, BinaryFuse8x4,
                             BinaryFuse16x4, BinaryFuse<0, 4>, Ribbon128, Ribbon64, RibbonFrac,

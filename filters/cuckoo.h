@@ -25,10 +25,17 @@
 // rule); --bits-per-key B gives f = floor(B * max_load); --max-load L gives the smallest power of
 // two m with 4 m >= n / L (default L = 0.95). cuckoo8/12/16 fix f and ignore --fpr.
 //
-// Insert tries both buckets, then evicts a random fingerprint from a random one of the two
-// and pushes it to its alternate bucket, up to max_kicks evictions. When that fails the
-// evictions are undone in reverse, so the table is exactly as before and the new key is
-// refused (insert returns false): a failed insert never loses an earlier key.
+// Insert (CuckooInsert::kPaper, the paper's Algorithm 1) tries both buckets, then evicts a
+// random fingerprint from a random one of the two and pushes it to its alternate bucket, up to
+// max_kicks evictions. CuckooInsert::kSurvey is the rule of the AMQ survey's lab (filter name
+// cuckoo_survey_insert): it tries bucket i1 only and, when i1 is full, evicts from i1 at once,
+// so an insert whose i2 has room still costs a hop; the evicted fingerprint walks on as in the
+// paper's rule. Both count one kick per eviction (the survey's "hops"). The rule is a template
+// argument: lookups and erasures are the same code for both, and only insert branches on it,
+// at compile time. Under either rule, when max_kicks evictions did not place the homeless
+// fingerprint the evictions are undone in reverse, so the table is exactly as before and the
+// new key is refused (insert returns false): a failed insert never loses an earlier key (the
+// survey's lab raises instead and leaves the last evicted fingerprint out).
 #pragma once
 
 #include <algorithm>
@@ -52,8 +59,12 @@
 
 namespace amq {
 
+// Which insertion rule a Cuckoo filter follows (see the header comment).
+enum class CuckooInsert { kPaper, kSurvey };
+
 namespace cuckoo_detail {
-constexpr std::string_view NameFor(int bits, int slots) {
+constexpr std::string_view NameFor(int bits, int slots, CuckooInsert rule) {
+  if (rule == CuckooInsert::kSurvey) return "cuckoo_survey_insert";
   if (slots == 2) return bits == 12 ? "cuckoo12_b2" : "cuckoo_b2";
   if (slots == 8) return bits == 12 ? "cuckoo12_b8" : "cuckoo_b8";
   switch (bits) {
@@ -72,23 +83,31 @@ constexpr std::string_view NameFor(int bits, int slots) {
 // buckets of b slots (the cuckoo_load experiment): about 0.897 for b = 2, 0.980 for b = 4 and
 // above 0.99 for b = 8 (Cain, Sanders and Wormald, SODA 2007; Fernholz and Ramachandran, SODA
 // 2007). Space and FPR change with b as the formulas below say (2b slots are compared).
-template <int kFixedBits, int kSlots = 4>
+// kRule: the insertion rule; kSurvey exists as the FPR-sized b = 4 filter only (the survey's
+// lab), so its one name stays unique.
+template <int kFixedBits, int kSlots = 4, CuckooInsert kRule = CuckooInsert::kPaper>
 class Cuckoo {
   static_assert(kFixedBits == 0 || (kFixedBits >= 4 && kFixedBits <= 32));
   static_assert(kSlots == 2 || kSlots == 4 || kSlots == 8);
+  static_assert(kRule == CuckooInsert::kPaper || (kFixedBits == 0 && kSlots == 4));
 
  public:
   static constexpr int kSlotsPerBucket = kSlots;
   static constexpr double kDefaultMaxLoad = 0.95;
   static constexpr std::size_t kLookupAhead = 16;  // contains_many: keys prefetched ahead
-  static constexpr std::string_view kName = cuckoo_detail::NameFor(kFixedBits, kSlots);
+  static constexpr std::string_view kName = cuckoo_detail::NameFor(kFixedBits, kSlots, kRule);
   // The width is part of the type (cuckoo12, xor8): --fpr does not change the filter.
   static constexpr bool kFixedWidth = kFixedBits != 0;
-  static constexpr std::string_view kFamily = "cuckoo";
+  // The survey's rule is a family of its own, so the family selectors of the suites (cuckoo
+  // beside bloom, xor, ...) keep measuring the paper's filter alone.
+  static constexpr std::string_view kFamily = kRule == CuckooInsert::kSurvey ? "cuckoo_survey" : "cuckoo";
   static constexpr std::string_view kParameters =
-      kFixedBits ? "fixed f, b slots per bucket; --max-load L (default 0.95): buckets = smallest 2^p with b*2^p >= n/L"
-                 : "--fpr eps: f = ceil(log2(1/eps)) + 3; --bits-per-key B: f = floor(B*L); "
-                   "f in 4..32; --max-load L (default 0.95): buckets = smallest 2^p >= n/(4L)";
+      kRule == CuckooInsert::kSurvey
+          ? "the AMQ survey's insert (i1 only, then evict from i1); --fpr eps: f = ceil(log2(1/eps)) + 3; "
+            "--bits-per-key B: f = floor(B*L); f in 4..32; --max-load L (default 0.95): buckets = smallest 2^p >= n/(4L)"
+      : kFixedBits ? "fixed f, b slots per bucket; --max-load L (default 0.95): buckets = smallest 2^p with b*2^p >= n/L"
+                   : "--fpr eps: f = ceil(log2(1/eps)) + 3; --bits-per-key B: f = floor(B*L); "
+                     "f in 4..32; --max-load L (default 0.95): buckets = smallest 2^p >= n/(4L)";
 
   static double MaxLoadOf(const FilterParams& p) {
     return p.max_load > 0 ? p.max_load : kDefaultMaxLoad;
@@ -129,12 +148,17 @@ class Cuckoo {
 
   bool insert(std::uint64_t key) {
     const auto [i1, fp] = IndexAndFingerprint(key);
-    const std::uint64_t i2 = AltIndex(i1, fp);
-    if (TryPlace(i1, fp) || TryPlace(i2, fp)) return Placed(0);
+    std::uint64_t bucket = i1;  // where the first eviction happens
+    if constexpr (kRule == CuckooInsert::kPaper) {
+      const std::uint64_t i2 = AltIndex(i1, fp);
+      if (TryPlace(i1, fp) || TryPlace(i2, fp)) return Placed(0);
+      bucket = (rng_.Next() & 1) ? i1 : i2;
+    } else {
+      if (TryPlace(i1, fp)) return Placed(0);  // i2 is not tried: the survey's rule
+    }
 
-    // Both buckets full: walk an eviction chain, remembering it so a failure can be undone.
+    // Walk an eviction chain, remembering it so a failure can be undone.
     path_.clear();
-    std::uint64_t bucket = (rng_.Next() & 1) ? i1 : i2;
     std::uint64_t homeless = fp;
     for (int kick = 1; kick <= max_kicks_; ++kick) {
       const std::uint64_t slot = bucket * kSlotsPerBucket + (rng_.Next() & (kSlotsPerBucket - 1));

@@ -110,5 +110,37 @@ TEST(Cuckoo, KickHistogramCountsEverySuccessfulInsert) {
   EXPECT_GT(stats["kicks_total"].get<std::uint64_t>(), 0u) << "91.6% load needs evictions";
 }
 
+// The AMQ survey's insertion rule (cuckoo_survey_insert) tries bucket i1 only. One key
+// inserted five times: four copies fill i1; the paper's rule puts the fifth in i2 without a
+// kick, the survey's evicts a copy from i1 to i2 first, one kick.
+TEST(Cuckoo, TheSurveysRuleEvictsFromAFullI1EvenWhenI2HasRoom) {
+  const FilterParams p = Params(1000, 0.01, 0.95);
+  Cuckoo<0> paper(p);
+  Cuckoo<0, 4, CuckooInsert::kSurvey> survey(p);
+  for (int copy = 0; copy < 5; ++copy) {
+    ASSERT_TRUE(paper.insert(77));
+    ASSERT_TRUE(survey.insert(77));
+  }
+  EXPECT_EQ(StatsOf(paper)["kicks_total"], 0u);
+  EXPECT_EQ(StatsOf(survey)["kicks_total"], 1u);
+  for (int copy = 0; copy < 5; ++copy) EXPECT_TRUE(survey.erase(77)) << "copy " << copy;
+  EXPECT_FALSE(survey.contains(77));
+}
+
+// On the survey's lab (n = 30,000, eps = 1%, max load 0.94) both rules build the same geometry
+// and lose no key; the survey's rule, which never tries i2 before evicting, kicks more.
+TEST(Cuckoo, TheSurveysRuleOnTheSurveysLab) {
+  const auto keys = UniformKeys(6, KeyStream::kMembers, 30000);
+  const auto paper = Build<Cuckoo<0>>(keys, Params(keys.size(), 0.01, 0.94));
+  const auto survey = Build<Cuckoo<0, 4, CuckooInsert::kSurvey>>(keys, Params(keys.size(), 0.01, 0.94));
+  ASSERT_TRUE(paper.failed.empty());
+  ASSERT_TRUE(survey.failed.empty());
+  EXPECT_EQ(survey.filter.buckets(), paper.filter.buckets());
+  EXPECT_EQ(survey.filter.fingerprint_bits(), paper.filter.fingerprint_bits());
+  EXPECT_EQ(CountContained(survey.filter, keys), keys.size());
+  EXPECT_GT(StatsOf(survey.filter)["kicks_total"].get<std::uint64_t>(),
+            StatsOf(paper.filter)["kicks_total"].get<std::uint64_t>());
+}
+
 }  // namespace
 }  // namespace amq

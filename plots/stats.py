@@ -170,18 +170,29 @@ def count_outside(values, lows, highs) -> tuple[int, int]:
     return (sum(v == CONTRADICTED for v in judged), sum(v != NOT_MEASURED for v in judged))
 
 
+def mean_intervals(values, confidence: float = 0.95) -> tuple[float, tuple[float, float], tuple[float, float]]:
+    """The mean of independent draws (one per table, say), the Student-t interval of that mean,
+    and the prediction interval of one more draw: where one further table of the same kind lands
+    with probability `confidence`, mean ± t·s·√(1 + 1/k). A single published run is judged against
+    the second, its mean against the first. Fewer than two draws: nan intervals."""
+    draws = [float(v) for v in values if not is_missing(v)]
+    k = len(draws)
+    if k == 0:
+        return (math.nan, (math.nan, math.nan), (math.nan, math.nan))
+    mean = sum(draws) / k
+    if k < 2:
+        return (mean, (math.nan, math.nan), (math.nan, math.nan))
+    s = math.sqrt(sum((d - mean) ** 2 for d in draws) / (k - 1))
+    t = float(scipy_stats.t.ppf(0.5 + confidence / 2, k - 1))
+    half_mean, half_one = t * s / math.sqrt(k), t * s * math.sqrt(1 + 1 / k)
+    return (mean, (mean - half_mean, mean + half_mean), (mean - half_one, mean + half_one))
+
+
 def mean_interval(values, confidence: float = 0.95) -> tuple[float, float, float]:
-    """The mean of independent measurements (tables, trials) and its Student-t interval; with
-    fewer than two values the interval is (nan, nan): one table has no spread to judge against."""
-    xs = [float(v) for v in values if not is_missing(v)]
-    if not xs:
-        return (math.nan, math.nan, math.nan)
-    mean = sum(xs) / len(xs)
-    if len(xs) < 2:
-        return (mean, math.nan, math.nan)
-    sd = math.sqrt(sum((x - mean) ** 2 for x in xs) / (len(xs) - 1))
-    half = scipy_stats.t.ppf(0.5 + confidence / 2, len(xs) - 1) * sd / math.sqrt(len(xs))
-    return (mean, mean - half, mean + half)
+    """The mean of independent measurements (tables, trials) and its Student-t interval, as
+    mean_intervals gives them; with fewer than two values the interval is (nan, nan)."""
+    mean, (low, high), _ = mean_intervals(values, confidence)
+    return (mean, low, high)
 
 
 def paired_difference(a, b, confidence: float = 0.95) -> tuple[float, float, float, int]:

@@ -16,15 +16,16 @@ def cell(filter_name: str, n: int, first: int, gave_up: int, mean) -> dict:
             "build_attempts_mean": mean, "build_attempts_max": 4, "bits_per_key": 9.8, "false_negatives": 0}
 
 
-def results(tmp_path, cells: list[dict]) -> ResultSet:
+def results(tmp_path, cells: list[dict], kind: str = "build_failures", experiment: str = "bf") -> ResultSet:
+    """A suite of one experiment of `kind`, in the section of that name, holding these cells."""
     suite = tmp_path / "suite.toml"
     # Any id: the section finds its experiments by section and kind.
-    suite.write_text('[suite]\nname = "t"\n[[experiment]]\nid = "bf"\nkind = "build_failures"\n'
-                     'section = "build_failures"\nquick = {}\n')
-    header = {"record": "header", "schema_version": 2, "experiment": {"id": "bf", "kind": "build_failures"},
+    suite.write_text(f'[suite]\nname = "t"\n[[experiment]]\nid = "{experiment}"\nkind = "{kind}"\n'
+                     f'section = "{kind}"\nquick = {{}}\n')
+    header = {"record": "header", "schema_version": 2, "experiment": {"id": experiment, "kind": kind},
               "suite": None, "context": {"command_line": "amqbench suite"}, "cells": [c["cell_id"] for c in cells]}
     lines = [header, *cells, {"record": "end", "complete": True, "cells": len(cells)}]
-    (tmp_path / "bf.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+    (tmp_path / f"{experiment}.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
     return ResultSet(Suite.read(suite), tmp_path, tmp_path, None)
 
 

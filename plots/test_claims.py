@@ -26,6 +26,7 @@ THRESHOLDS = "buckets of b = 2, 4, 8 fill to 0.897, 0.980, above 0.99"
 FUSE_BUILD = "construction is more than twice as fast as XOR-filter construction"
 QUOTIENT_LINE = "quotient filter lookup: 1 cache line"
 BLOOM_SPACE = "space-optimal cost is 1.44 log2(1/eps) bits per key"
+HOPS = "~0.73 eviction hops per insert"
 
 
 def sweep_frame(cuckoo_extra_bits: float = 0.0) -> pd.DataFrame:
@@ -73,6 +74,36 @@ def test_a_bound_measured_under_it_reproduces_and_one_measured_over_it_does_not(
     # 0.0095 is over the bound by more than twice its 2% tolerance.
     results = seed_lab_with_fpr(tmp_path, 0.0095, 0.0093, 0.0097)
     assert judged(results, BOUND).verdict == stats.CONTRADICTED
+
+
+def seed_lab_with_hops(tmp_path, survey_rule: list[float], paper_rule: list[float]):
+    """The fixture's lab cell as tables of both insertion rules, one per seed, with these hops."""
+    directory = results_dir(tmp_path, "seed_lab.json")
+    doc = json.loads((directory / "seed_lab.json").read_text())
+    first = doc["records"][0]
+    doc["records"] = [{**first, "filter": name, "seed": seed, "kicks_per_insert": hops,
+                       "kicks_total": round(hops * first["keys"])}
+                      for name, values in (("cuckoo", paper_rule), ("cuckoo_survey_insert", survey_rule))
+                      for seed, hops in enumerate(values, start=1)]
+    (directory / "seed_lab.json").write_text(json.dumps(doc))
+    results = result_set(directory)
+    seed_lab.render(results)
+    return results
+
+
+def test_the_hops_claim_is_judged_on_the_surveys_rule_with_the_papers_rule_beside_it(tmp_path):
+    paper = [0.45, 0.46, 0.44, 0.455, 0.445]
+    # The survey's 21,953 / 30,000 = 0.7318 inside one table's 95% prediction interval [0.706, 0.754].
+    results = seed_lab_with_hops(tmp_path, [0.72, 0.73, 0.74, 0.735, 0.725], paper)
+    judgement = judged(results, HOPS)
+    assert judgement.verdict == stats.REPRODUCED
+    assert len(judgement.deciding) == 1 and "cuckoo_survey_insert's 0.7300 over 5 tables" in judgement.ours
+    [(paper_check, label)] = judgement.set_aside
+    assert label.startswith("our finding, not like for like: the cuckoo filter paper's insert")
+    assert paper_check.verdict == stats.REPRODUCED  # fewer hops than the survey's rule: a finding
+    # Tables of the survey's rule about 0.60: the survey's one table lies far outside their spread.
+    results = seed_lab_with_hops(tmp_path, [0.60, 0.61, 0.59, 0.605, 0.595], paper)
+    assert judged(results, HOPS).verdict == stats.CONTRADICTED
 
 
 def layout_frame(first_failure_b2: float) -> pd.DataFrame:
@@ -167,7 +198,7 @@ def test_a_claim_without_data_is_not_measured_and_says_why(tmp_path):
     all_judged = claims.rows(results)
     assert {j.verdict for j in all_judged} == {stats.NOT_MEASURED}
     assert judged(results, CROSSOVER).ours == "no result: the sweep section had no data to judge it"
-    assert judged(results, "~0.73 eviction hops per insert").ours.startswith("The survey's insert evicts from i1")
+    assert judged(results, HOPS).ours == "no result: the seed_lab section had no data to judge it"
 
 
 def test_the_claims_list_prints_kind_conditions_source_and_the_counts(tmp_path, capsys):
@@ -217,3 +248,20 @@ def test_the_trace_replay_decides_the_comparison_with_cyclic_and_swapping_and_th
     adaptive.beats_rivals_on_trace(results, "adapt_trace_real", trace_cells(0.0060))
     judgement = judged(results, IMPROVES)
     assert judgement.verdict == stats.CONTRADICTED and "largest ratio 1.09 (acf_cyclic_ranges, 8 bits/slot)" in judgement.ours
+
+
+DELETIONS = "a quotient filter supports dynamic deletions without false negatives"
+
+
+def test_deletions_without_false_negatives_are_judged_on_the_quotient_family(tmp_path):
+    results = result_set(results_dir(tmp_path))
+    for name in ("quotient", "rsqf", "cqf", "cuckoo12"):
+        results.check("churn", f"deleting members leaves no false negatives: {name}", "0 false negatives",
+                      stats.verdict(0, 0), "exact")
+    judgement = judged(results, DELETIONS)
+    assert judgement.verdict == stats.REPRODUCED and len(judgement.deciding) == 3
+    [(cuckoo, label)] = judgement.set_aside
+    assert cuckoo.claim.endswith(": cuckoo12") and label.startswith("our finding, not like for like: a cuckoo filter")
+    results.check("churn", "deleting members leaves no false negatives: rsqf", "2 false negatives",
+                  stats.verdict(2, 0), "exact")
+    assert judged(results, DELETIONS).verdict == stats.CONTRADICTED

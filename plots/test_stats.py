@@ -71,13 +71,19 @@ def test_theory_matches_the_headers_and_the_survey():
     assert theory.knuth_displacement(0.5) == pytest.approx(0.5)
 
 
-def test_mean_interval_is_students_t():
-    mean, low, high = stats.mean_interval([1.0, 2.0, 3.0, 4.0])
+def test_mean_intervals_of_independent_draws():
+    mean, (low, high), (one_low, one_high) = stats.mean_intervals([1.0, 2.0, 3.0, 4.0])
     assert mean == 2.5
-    # sd = 1.291, t(0.975, 3) = 3.182: half-width 2.054
-    assert low == pytest.approx(2.5 - 2.054, abs=1e-3) and high == pytest.approx(2.5 + 2.054, abs=1e-3)
-    assert math.isnan(stats.mean_interval([5.0])[1])
-    assert math.isnan(stats.mean_interval([])[0])
+    # s = 1.291, t(0.975, 3) = 3.182: the mean's half-width t·s/2, one draw's t·s·√(5/4).
+    assert math.isclose(high - mean, 3.1824 * 1.2910 / 2, rel_tol=1e-3)
+    assert math.isclose(one_high - mean, 3.1824 * 1.2910 * math.sqrt(1.25), rel_tol=1e-3)
+    assert low < mean < high and one_low < low and high < one_high
+    assert math.isnan(stats.mean_intervals([0.7])[1][0])
+    assert math.isnan(stats.mean_intervals([])[0])
+
+
+def test_mean_interval_is_mean_intervals_mean_part():
+    assert stats.mean_interval([1.0, 2.0, 3.0, 4.0]) == (2.5, *stats.mean_intervals([1.0, 2.0, 3.0, 4.0])[1])
     assert stats.mean_interval([1.0, float("nan"), 3.0])[0] == 2.0
 
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "harness/kinds/absent_deletes_kind.h"
 #include "harness/kinds/adapt_kind.h"
 #include "harness/kinds/build_failures_kind.h"
 #include "harness/kinds/counting_kind.h"
@@ -26,6 +27,7 @@ inline constexpr const KindSpec* kAllKinds[] = {
     &kMicroKind,
     &kMachineKind,
     &kBuildFailuresKind,
+    &kAbsentDeletesKind,
 };
 
 // nullptr when no kind has that name.

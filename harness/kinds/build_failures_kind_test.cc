@@ -6,23 +6,11 @@
 #include <gtest/gtest.h>
 
 #include "core/errors.h"
+#include "harness/kinds/kind_test_support.h"
 #include "harness/run/schema.h"
 
 namespace amq {
 namespace {
-
-PlanInput Input(Json params, std::vector<std::string> names) {
-  PlanInput in;
-  in.params = std::move(params);
-  in.experiment = "build_failures";
-  in.specs = kBuildFailuresKind.params;
-  for (const std::string& name : names) {
-    const FilterEntry* f = FindFilter(name);
-    if (!f) throw std::logic_error("no filter " + name);
-    in.filters.push_back(f);
-  }
-  return in;
-}
 
 TEST(BuildFailures, GeometricGridHasItsEndsAndNoRepeats) {
   EXPECT_EQ(GeometricSizes(100, 200, 4), (std::vector<std::size_t>{100, 119, 141, 168, 200}));
@@ -32,7 +20,7 @@ TEST(BuildFailures, GeometricGridHasItsEndsAndNoRepeats) {
 
 TEST(BuildFailures, RecordsAgreeWithThemselvesAndTheSchema) {
   const auto plan = kBuildFailuresKind.plan(
-      Input({{"keys", {300, 100, 300}}, {"key_sets", 60}, {"seed", 7}}, {"xor8", "binary_fuse8", "ribbon"}));
+      KindInput(kBuildFailuresKind, {{"keys", {300, 100, 300}}, {"key_sets", 60}, {"seed", 7}}, {"xor8", "binary_fuse8", "ribbon"}));
   ASSERT_EQ(plan->cells().size(), 6u);  // n = 100, 300 (sorted, once each) x three filters
   std::size_t failures = 0;
   for (std::size_t i = 0; i < plan->cells().size(); ++i) {
@@ -59,7 +47,7 @@ TEST(BuildFailures, RecordsAgreeWithThemselvesAndTheSchema) {
   }
   // The same plan again: the same records (keys and seeds come from the seed alone).
   const auto again = kBuildFailuresKind.plan(
-      Input({{"keys", {100, 300}}, {"key_sets", 60}, {"seed", 7}}, {"xor8", "binary_fuse8", "ribbon"}));
+      KindInput(kBuildFailuresKind, {{"keys", {100, 300}}, {"key_sets", 60}, {"seed", 7}}, {"xor8", "binary_fuse8", "ribbon"}));
   for (std::size_t i = 0; i < again->cells().size(); ++i) EXPECT_EQ(again->Run(i), plan->Run(i));
   // At n = 100 the 3-wise binary fuse filter's small tables make first failures common: a
   // grid of 360 builds without one would mean the attempts are not counted.
@@ -67,13 +55,13 @@ TEST(BuildFailures, RecordsAgreeWithThemselvesAndTheSchema) {
 }
 
 TEST(BuildFailures, RefusesWhatNoCellCouldRun) {
-  EXPECT_THROW(kBuildFailuresKind.plan(Input({{"keys", {100}}}, {"bloom"})), InputError);
-  EXPECT_THROW(kBuildFailuresKind.plan(Input({{"keys", {100}}, {"n_from", 10}, {"n_to", 20}}, {"xor8"})), InputError);
-  EXPECT_THROW(kBuildFailuresKind.plan(Input({{"n_from", 10}}, {"xor8"})), InputError);
-  EXPECT_THROW(kBuildFailuresKind.plan(Input({{"n_from", 20}, {"n_to", 10}}, {"xor8"})), InputError);
-  EXPECT_THROW(kBuildFailuresKind.plan(Input(Json::object(), {"xor8"})), InputError);
+  EXPECT_THROW(kBuildFailuresKind.plan(KindInput(kBuildFailuresKind, {{"keys", {100}}}, {"bloom"})), InputError);
+  EXPECT_THROW(kBuildFailuresKind.plan(KindInput(kBuildFailuresKind, {{"keys", {100}}, {"n_from", 10}, {"n_to", 20}}, {"xor8"})), InputError);
+  EXPECT_THROW(kBuildFailuresKind.plan(KindInput(kBuildFailuresKind, {{"n_from", 10}}, {"xor8"})), InputError);
+  EXPECT_THROW(kBuildFailuresKind.plan(KindInput(kBuildFailuresKind, {{"n_from", 20}, {"n_to", 10}}, {"xor8"})), InputError);
+  EXPECT_THROW(kBuildFailuresKind.plan(KindInput(kBuildFailuresKind, Json::object(), {"xor8"})), InputError);
   EXPECT_THROW(CheckParam(*kBuildFailuresKind.Find("key_sets"), 0, "key_sets"), InputError);
-  EXPECT_NO_THROW(kBuildFailuresKind.plan(Input({{"n_from", 10}, {"n_to", 20}}, {"xor8"})));
+  EXPECT_NO_THROW(kBuildFailuresKind.plan(KindInput(kBuildFailuresKind, {{"n_from", 10}, {"n_to", 20}}, {"xor8"})));
 }
 
 }  // namespace

@@ -19,10 +19,12 @@
 namespace amq {
 namespace {
 
-// One workload the grid shares between cells: a key distribution at one n, or the trace.
+// One workload the grid shares between cells: a key distribution at one n and one key set, or
+// the trace.
 struct Group {
   std::optional<KeySource> source;  // absent: the trace
   std::size_t n = 0;
+  std::size_t key_set = 0;  // keys, queries and hash seed from seed + key_set
 };
 
 // A cell: which group, which query stream of it, and the filter parameters.
@@ -54,7 +56,9 @@ class FiltersPlan : public ExperimentPlan {
         }
       }
       for (const KeySource& source : p_.key_sources) {
-        for (std::size_t n : sizes) groups_.push_back({source, n});
+        for (std::size_t n : sizes) {
+          for (std::size_t set = 0; set < p_.key_sets; ++set) groups_.push_back({source, n, set});
+        }
       }
     }
     const std::size_t streams = p_.trace ? 1 : p_.query_dists.size() * p_.positive_fractions.size();
@@ -94,7 +98,8 @@ class FiltersPlan : public ExperimentPlan {
       return;
     }
     for (const Group& group : groups_) {
-      if (group.source && group.source->kind != KeySource::Kind::kUniform) {
+      // One key set stands for the rest: a source that refuses one seed refuses every seed.
+      if (group.source && group.source->kind != KeySource::Kind::kUniform && group.key_set == 0) {
         (void)MakeWorkload(*group.source, group.n, p_.queries, p_.seed);
       }
     }
@@ -109,7 +114,7 @@ class FiltersPlan : public ExperimentPlan {
     spec.params.target_fpr = cell.sizing.fpr;
     spec.params.bits_per_key = cell.sizing.bits_per_key;
     spec.params.max_load = cell.max_load;
-    spec.params.seed = p_.seed;
+    spec.params.seed = SeedOf(groups_[cell.group]);
     spec.params.max_kicks = p_.max_kicks;
     spec.workload = &*workload_;
     spec.queries = p_.queries;
@@ -134,7 +139,7 @@ class FiltersPlan : public ExperimentPlan {
       scaled.target_fpr = cell.sizing.fpr;
       scaled.bits_per_key = cell.sizing.bits_per_key;
       scaled.max_load = cell.max_load;
-      scaled.seed = p_.seed;
+      scaled.seed = SeedOf(group);
       scaled.max_kicks = p_.max_kicks;
       const std::size_t keys = static_cast<std::size_t>((group.n + divisor - 1) / divisor);
       return MeasureBuildBytesOnce(cell.filter->name, cell.filter->measure_build_bytes, scaled,
@@ -193,8 +198,11 @@ class FiltersPlan : public ExperimentPlan {
                      {"workload", workload}};
     // Only when asked, so every cell that traces nothing keeps the identity it always had.
     if (p_.cache_lines) plan.identity["cache_lines"] = p_.cache_lines;
+    // Likewise: a grid of one key set keeps its identity. Key set j is one cell of the grid,
+    // identified by j (the seed stays out of identities: cell_id.h).
+    if (p_.key_sets > 1) plan.identity["key_set"] = group.key_set;
     plan.cell_id = CellId(plan.identity);
-    plan.seed = p_.seed;
+    plan.seed = SeedOf(group);
     // Keys built R+1 times, three query loops of Q keys R times, churn steps R times.
     const double n = group.source ? double(group.n) : 1e6;
     // A traced lookup (harness/cell/line_tracer.h) takes two signals and an mprotect pair per access:
@@ -206,6 +214,7 @@ class FiltersPlan : public ExperimentPlan {
     std::ostringstream label;
     label << cell.filter->name;
     if (group.source) label << " " << group.source->Name() << " n=" << group.n;
+    if (p_.key_sets > 1) label << " key-set=" << group.key_set;
     if (p_.capacity) label << " capacity=" << *p_.capacity;
     if (cell.sizing.fpr > 0) label << " fpr=" << FormatNumber(cell.sizing.fpr);
     if (cell.sizing.bits_per_key > 0) label << " bits/key=" << FormatNumber(cell.sizing.bits_per_key);
@@ -232,7 +241,7 @@ class FiltersPlan : public ExperimentPlan {
       mallopt(M_TRIM_THRESHOLD, -1);
       const Group& group = groups_[cell.group];
       if (group.source) {
-        workload_ = MakeWorkload(*group.source, group.n, p_.queries, p_.seed);
+        workload_ = MakeWorkload(*group.source, group.n, p_.queries, SeedOf(group));
       } else {
         p_.trace->Materialise();
         TraceWorkloadOptions options;
@@ -252,7 +261,7 @@ class FiltersPlan : public ExperimentPlan {
       mix.count = p_.queries;
       mix.dist = p_.query_dists[cell.stream / fractions];
       mix.positive_fraction = fraction_ = p_.positive_fractions[cell.stream % fractions];
-      mix.seed = p_.seed;
+      mix.seed = SeedOf(groups_[cell.group]);
       mix.repeated_negatives = p_.repeated_negatives;
       AddQueries(*workload_, mix);
     } else {
@@ -261,6 +270,8 @@ class FiltersPlan : public ExperimentPlan {
       fraction_ = workload_->queries.empty() ? 0.0 : double(members) / workload_->queries.size();
     }
   }
+
+  std::uint64_t SeedOf(const Group& group) const { return p_.seed + group.key_set; }
 
   FiltersParams p_;
   std::vector<Group> groups_;
@@ -276,7 +287,9 @@ class FiltersPlan : public ExperimentPlan {
 
 void ValidateFiltersParams(const FiltersParams& p) {
   if (p.filters.empty()) throw InputError("filters: no filter selected");
+  if (p.key_sets < 1) throw InputError("key sets must be at least 1");
   if (p.trace) {
+    if (p.key_sets > 1) throw InputError("key sets draw keys from the seed: not with a trace");
     if (p.trace->synth) ValidateSynthOptions(*p.trace->synth);
     if (!p.trace->optional && !p.trace->synth) CheckReadableFile(p.trace->path, "trace");
     if (!(p.trace_members > 0 && p.trace_members <= 1)) {
@@ -322,6 +335,7 @@ const ParamSpec kFiltersParams[] = {
     {"queries", ParamType::kInt, AtLeast(1), "keys per timed query loop (default 1000000)", "20000", "queries"},
     {"repeats", ParamType::kInt, Between(1, 1000), "timed repeats per cell, the median reported with min and max (default 3)", "1", "repeats"},
     {"max_kicks", ParamType::kInt, Between(1, 1e6), "cuckoo: evictions before an insert fails (default 500)", {}, "max-kicks"},
+    {"key_sets", ParamType::kInt, Between(1, 1e4), "independent tables: key set j (a cell each) draws keys, queries and hash seed from seed + j (default 1; repeats rebuild one table)", {}, "key-sets"},
 };
 
 std::unique_ptr<ExperimentPlan> FiltersPlanFrom(const PlanInput& in) {
@@ -370,6 +384,7 @@ std::unique_ptr<ExperimentPlan> FiltersPlanFrom(const PlanInput& in) {
   f.queries = in.Get<std::size_t>("queries", 1000000);
   f.repeats = in.Get<int>("repeats", 3);
   f.max_kicks = in.Get<int>("max_kicks", 500);
+  f.key_sets = in.Get<std::size_t>("key_sets", 1);
   if (!f.capacity && !f.load_steps.empty()) throw InputError(in.Name("load_steps") + " needs a " + in.Name("capacity"));
   ValidateFiltersParams(f);
   return MakeFiltersPlan(f);

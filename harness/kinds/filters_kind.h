@@ -43,6 +43,10 @@ struct FiltersParams {
   int repeats = 3;
   int max_kicks = 500;
   std::uint64_t seed = 1;
+  // Independent tables: key set j (one cell each) draws its keys, queries and hash seed from
+  // seed + j, the cell a run at that seed would give. `repeats` cannot give a spread over
+  // tables: it rebuilds one table from one seed, the same table every time.
+  std::size_t key_sets = 1;
 };
 
 // Throws InputError naming the parameter (as `--name` on the command line, `name` in a suite).
