@@ -168,3 +168,14 @@ def count_outside(values, lows, highs) -> tuple[int, int]:
     """How many values miss their interval, and how many could be judged (none missing)."""
     judged = [verdict_interval(v, lo, hi) for v, lo, hi in zip(values, lows, highs)]
     return (sum(v == CONTRADICTED for v in judged), sum(v != NOT_MEASURED for v in judged))
+
+
+def verdict_slower(slow_median, slow_min, fast_median, fast_max) -> str:
+    """Judge a claim that one timing is slower than another, each a median over repeats with its
+    min and max: reproduced when even the slower's fastest repeat is slower than the faster's
+    slowest; partly when only the medians are in that order; otherwise contradicted."""
+    if any(is_missing(v) for v in (slow_median, slow_min, fast_median, fast_max)):
+        return NOT_MEASURED
+    if slow_min > fast_max:
+        return REPRODUCED
+    return PARTLY if slow_median > fast_median else CONTRADICTED

@@ -69,3 +69,10 @@ def test_theory_matches_the_headers_and_the_survey():
                                                                              abs=1e-4)
     assert theory.cuckoo_fpr(10, 0.91552734375) == pytest.approx(0.0071375, abs=1e-6)
     assert theory.knuth_displacement(0.5) == pytest.approx(0.5)
+
+
+def test_verdict_slower_needs_the_spreads_apart_for_reproduced():
+    assert stats.verdict_slower(5.0, 4.9, 4.0, 4.1) == stats.REPRODUCED
+    assert stats.verdict_slower(4.2, 4.0, 4.0, 4.3) == stats.PARTLY
+    assert stats.verdict_slower(3.9, 3.8, 4.0, 4.1) == stats.CONTRADICTED
+    assert stats.verdict_slower(float("nan"), 3.8, 4.0, 4.1) == stats.NOT_MEASURED
