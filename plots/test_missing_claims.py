@@ -151,6 +151,10 @@ def test_the_overheads_over_the_lower_bound_follow_the_bits_per_key():
     assert verdicts(bad, "Bloom uses 44% more") == [stats.CONTRADICTED]
     assert verdicts(bad, "~58% over") == [stats.CONTRADICTED]
     assert verdicts(bad, "XOR filters ~23% more") == [stats.REPRODUCED]
+    # No false positive at all: the interval reaches ε = 0, an unbounded lower bound, and still holds 44%.
+    none = Records({})
+    one_percent.lower_bound_overheads(none, at_one_percent().assign(fpr_ci_low=0.0))
+    assert verdicts(none, "Bloom uses 44% more") == [stats.REPRODUCED]
 
 
 def test_bloom_fprs_off_0_6185_to_the_m_over_n_contradict_the_survey():

@@ -186,9 +186,9 @@ def cliff_check(results: ResultSet, frame) -> list[str]:
     failed insert to half of a step's inserts failing."""
     paper_layout = frame[frame["slots_per_bucket"] == 4]
     spans = [cliff_span(rows) for _, rows in paper_layout.groupby(["filter", "fingerprint_bits"])]
-    measured = [span for span, _ in spans if span is not None]
     if not spans:
         return []
+    measured = [span for span, _ in spans if span is not None]
     widest = max(measured) if measured else None
     claim = reference.SURVEY_FAILURE_CLIFF
     return [results.check(

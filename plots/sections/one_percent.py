@@ -114,8 +114,8 @@ OVERHEAD_TOL = 1.0  # percentage points: the AMQ survey gives its overheads in w
 
 
 def overhead_pct(bits: float, fpr: float) -> float:
-    """Bits/key over the lower bound log2(1/ε), in percent."""
-    return 100 * (bits / math.log2(1 / fpr) - 1)
+    """Bits/key over the lower bound log2(1/ε), in percent (−100 at ε = 0, an interval's open end)."""
+    return 100 * (bits / math.log2(1 / fpr) - 1) if fpr > 0 else -100.0
 
 
 def lower_bound_overheads(results: ResultSet, frame: pd.DataFrame) -> list[str]:
