@@ -250,6 +250,62 @@ CLAIMS = (
           "The limits under the survey's ~95%, shown with its claims; ours has 2^20 slots and 500 kicks,"
           " so it can only undershoot them.",
           kind=LIMIT, conditions=Conditions(n="unbounded tables", workload="unbounded kicks")),
+    # Issue 25 (item 7): the survey's claims the table lacked.
+    Claim(SURVEY, SURVEY, "production sizing targets <= 95% load at b = 4: the failure cliff is sharp, not gradual", "–",
+          (Measure("cuckoo_load", "the failure cliff is sharp"),),
+          "The survey gives no width for \"sharp\": read as the table going from its first failed insert to a"
+          " step with half its inserts failing within 0.05 of load (cuckoo_load.CLIFF_SPAN).",
+          kind=AT_MOST, conditions=Conditions(load="from the first failed insert", filters="cuckoo, b = 4, 500 kicks")),
+    Claim(SURVEY, SURVEY, "quotient: no insert failures until the table is genuinely full; they die politely,"
+                          " lookups trending toward linear scans (a degradation story, not a cliff)", "0 failures",
+          (Measure("quotient", "no insert failures until the table"), Measure("quotient", "quotient filters die politely")),
+          "The slowing is judged on the classic QF, the survey's filter (Bender et al., 2012); the RSQF's lookups"
+          " hardly slow (the article's stability claim).",
+          kind=AT_MOST, conditions=Conditions(load="below full (the fill sweep's steps)")),
+    Claim(SURVEY, SURVEY, "past ~90% load, clusters merge and lookups degrade toward linear scans", "~90%",
+          (Measure("quotient", "past ~90% load, clusters merge"),),
+          "Read as the load where clusters start to merge: where the classic QF's cluster count stops rising"
+          " and falls (the evidence gives the bracket the sweep's steps allow).",
+          conditions=Conditions(filters="classic quotient filter (linear probing)")),
+    Claim(SURVEY, SURVEY, "quotient: space grows with log n, (log2(n/load) + log2(1/eps) + 3)/load",
+          "one bit per slot per doubling of n",
+          (Measure("quotient", "quotient space grows with log n"),),
+          "Wrong for the reason its formula is: the quotient is the slot's address and is never stored, so at one"
+          " ε the bits per slot are r + metadata at every n; bits/key moves with the load only.",
+          kind=GROWTH, conditions=Conditions(n="10^4 to 10^6", workload="one ε (1%)")),
+    Claim(SURVEY, SURVEY, "XOR construction can fail (small probability at the 1.23 density); you simply retry with"
+                          " a new seed", "small (no figure)",
+          (Measure("build_failures", "XOR construction can fail with a small probability"),
+           Measure("build_failures", "a failed XOR construction is retried")),
+          "The survey gives no figure for \"small\" (the XOR paper, which would, is not among the sources): read"
+          " as at most one first build in ten at every n (build_failures.SMALL_SHARE), on the lower end of each"
+          " n's 95% interval.",
+          kind=AT_MOST, conditions=Conditions(n="any (the build_failures sweep: 100 to 10^5)",
+                                              filters="XOR, 1.23·n + 32 slots")),
+    Claim(SURVEY, XOR_PAPER, "the lower bound is log2(1/eps) bits per key; Bloom uses 44% more than that", "44%",
+          (Measure("one_percent", "Bloom uses 44% more"),), quoted_in=SURVEY,
+          conditions=Conditions(filters="Bloom at its optimal k"),
+          by_construction="our Bloom is sized m = 1.44·n·log2(1/ε) bits"),
+    Claim(SURVEY, XOR_PAPER, "XOR filters ~23% more [than the lower bound]", "~23% (asymptotically)",
+          (Measure("one_percent", "XOR filters ~23% more"),), quoted_in=SURVEY,
+          by_construction="our XOR array is sized 1.23·n + 32 slots of k bits; its FPR is 2^−k"),
+    Claim(SURVEY, SURVEY, "XOR over the lower bound: 29.6% at k = 7", "29.6%",
+          (Measure("one_percent", "XOR 29.6% over the lower bound"),),
+          by_construction="1.23 × 7 bits/key over log2(1/0.01)"),
+    Claim(SURVEY, SURVEY, "cuckoo (b = 4) over the lower bound: ~58%", "~58% (10.5 bits/key at 1%, 95% load)",
+          (Measure("one_percent", "cuckoo (b = 4) ~58% over"),), conditions=Conditions(load="0.95", filters="cuckoo, b = 4")),
+    Claim(SURVEY, FUSE, "an 8%-of-bound variant exists at slightly slower queries", "slower (no figure)",
+          (Measure("speed", "the 4-wise (8%-of-bound) variant has slightly slower queries"),),
+          "The source gives no figure for \"slightly\": judged on the direction, with the ratio shown.",
+          kind=COMPARISON, quoted_in=SURVEY, conditions=Conditions(n="10^6", workload="3-wise and 4-wise in one run")),
+    Claim(SURVEY, SURVEY, "XOR lookup: 3 reads", "3", (Measure("locality", "XOR lookup: 3 reads"),),
+          "Measured as distinct cache lines: two reads in one line count once."),
+    Claim(SURVEY, SURVEY, "binary fuse lookup: 3-4 reads", "3 (3-wise), 4 (4-wise)",
+          (Measure("locality", "binary fuse lookup: 3-4 reads"),),
+          "Measured as distinct cache lines: two reads in one line count once."),
+    Claim(SURVEY, SURVEY, "Bloom: FPR ~ 0.6185^(m/n) at optimal k = (m/n) ln 2", "0.6185^(m/n)",
+          (Measure("sweep", "Bloom FPR ~ 0.6185^(m/n)"),),
+          conditions=Conditions(filters="Bloom at the whole k nearest (m/n) ln 2")),
     # Support Optimality: the adaptive cuckoo filters.
     Claim(SUPPORT, SUPPORT, "static filters incur εn false positives in expectation (|Q| = 1)", "εn",
           (Measure("adaptive", "a static filter incurs εn"),), conditions=Conditions(workload="one query repeated n times")),
@@ -336,6 +392,32 @@ CLAIMS = (
           "Deletions of members only: deleting a key never inserted can remove a member's entry"
           " (absent_deletes section).",
           conditions=Conditions(workload="members erased and inserted (churn)", filters="the quotient family")),
+    # Issue 25 (item 7): the article's claims the table lacked.
+    Claim(ARTICLE, ARTICLE, "standard QF at high load: linear probing cluster growth at α > 80%", "80%",
+          (Measure("quotient", "linear probing cluster growth at α > 80%"),),
+          "Read, as the AMQ survey's ~90% is, as the load where clusters start to merge (their count falls).",
+          conditions=Conditions(filters="classic quotient filter")),
+    Claim(ARTICLE, ARTICLE, "fast rejection: if is-occupied[fq] == 0, return false in a single memory read", "1 read",
+          (Measure("quotient", "fast rejection"),),
+          missing="No experiment counts the reads of the lookups that stop at step 1: the locality trace keeps"
+                  " only the mean and max lines per absent lookup.",
+          kind=AT_MOST),
+    Claim(ARTICLE, ARTICLE, "RSQF: stable up to α = 95% load", "95%", (Measure("quotient", "RSQF: stable up to"),),
+          "The article gives no measure of \"stable\": read as no lookup's median taking more than twice its"
+          " half-full time (quotient.STABLE_RATIO).",
+          kind=AT_LEAST, conditions=Conditions(load="up to 0.95", filters="RSQF")),
+    Claim(ARTICLE, ARTICLE, "a tunable false-positive probability ε ≈ 2^−r", "2^−r",
+          (Measure("quotient", "ε ≈ 2^−r"), Measure("one_percent", "ε ≈ 2^−r")),
+          "2^−r is the limit as the table fills: the FPR is about α·2^−r, so it is judged at each experiment's"
+          " fullest step, and no interval may lie above it.",
+          kind=LIMIT, conditions=Conditions(load="as the table fills (its table: 95%)")),
+    Claim(ARTICLE, ARTICLE, "two quotient filters can be merged, or one doubled in capacity, without storing or"
+                            " re-hashing the original keys", "–",
+          (Measure("quotient", "without the original keys"),)),
+    Claim(ARTICLE, ARTICLE, "merged in a single sequential pass; doubled by one sequential scan (O(m))", "O(m)",
+          missing="The micro-benchmarks merge and double at one table size only; a time linear in m needs them"
+                  " at several sizes (an experiment for future work).",
+          kind=GROWTH),
 )
 
 

@@ -215,3 +215,14 @@ def paired_verdict(mean: float, low: float, high: float) -> str:
     if mean > 0:
         return PARTLY
     return REPRODUCED
+
+
+def verdict_slower(slow_median, slow_min, fast_median, fast_max) -> str:
+    """Judge a claim that one timing is slower than another, each a median over repeats with its
+    min and max: reproduced when even the slower's fastest repeat is slower than the faster's
+    slowest; partly when only the medians are in that order; otherwise contradicted."""
+    if any(is_missing(v) for v in (slow_median, slow_min, fast_median, fast_max)):
+        return NOT_MEASURED
+    if slow_min > fast_max:
+        return REPRODUCED
+    return PARTLY if slow_median > fast_median else CONTRADICTED

@@ -98,3 +98,10 @@ def test_paired_verdict(a, b, verdict):
     mean, low, high, pairs = stats.paired_difference(a, b)
     assert pairs == len(a)
     assert stats.paired_verdict(mean, low, high) == verdict
+
+
+def test_verdict_slower_needs_the_spreads_apart_for_reproduced():
+    assert stats.verdict_slower(5.0, 4.9, 4.0, 4.1) == stats.REPRODUCED
+    assert stats.verdict_slower(4.2, 4.0, 4.0, 4.3) == stats.PARTLY
+    assert stats.verdict_slower(3.9, 3.8, 4.0, 4.1) == stats.CONTRADICTED
+    assert stats.verdict_slower(float("nan"), 3.8, 4.0, 4.1) == stats.NOT_MEASURED

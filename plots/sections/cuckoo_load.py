@@ -170,6 +170,53 @@ def short_fpr_check(results: ResultSet, frame) -> list[str]:
             f" 1 − e^(−2bα/(2^f − 1)), {inside} of {len(frame)} intervals hold the value."]
 
 
+# The AMQ survey's "the failure cliff is sharp, not gradual" gives no width: read as the table
+# going from its first refused insert to refusing at least half of the new inserts within 0.05
+# of load (5% of its slots). A gradual decline spreads that over tenths of the load.
+CLIFF_SHARE = 0.5
+CLIFF_SPAN = 0.05
+
+
+def cliff_span(rows) -> tuple[float | None, str]:
+    """For one filter's fill (cumulative rows by keys): the load from its first failed insert to
+    the end of the first step in which at least CLIFF_SHARE of the inserts tried failed, and how
+    to say it; None when the fill never failed or never got that far."""
+    rows = rows.sort_values("keys")
+    tried = rows["keys"].diff().fillna(rows["keys"])
+    failed = rows["insert_failures"].diff().fillna(rows["insert_failures"])
+    share = failed / tried
+    name = f"{rows['filter'].iloc[0]} (f = {int(rows['fingerprint_bits'].iloc[0])})"
+    if not (rows["insert_failures"] > 0).any():
+        return None, f"{name}: no insert failed up to load {rows['load_factor'].max():.4f}"
+    first = float(rows["first_failure_load"].min())
+    past = rows[share >= CLIFF_SHARE]
+    if past.empty:
+        # The sweep ended first: the span is at least what it covered, evidence only once that is wide.
+        least = float(rows["load_factor"].max()) - first
+        return (least if least > CLIFF_SPAN else None), (f"{name}: {first:.4f} to beyond {rows['load_factor'].max():.4f}"
+                                                        f" (no step with {CLIFF_SHARE:.0%} failing)")
+    top = float(past["load_factor"].iloc[0])
+    return top - first, f"{name}: {first:.4f} to {top:.4f} ({share[past.index[0]]:.0%} of the step failing)"
+
+
+def cliff_check(results: ResultSet, frame) -> list[str]:
+    """The survey's sharp failure cliff, on every b = 4 filter: the widest span from the first
+    failed insert to half of a step's inserts failing."""
+    paper_layout = frame[frame["slots_per_bucket"] == 4]
+    spans = [cliff_span(rows) for _, rows in paper_layout.groupby(["filter", "fingerprint_bits"])]
+    if not spans:
+        return []
+    measured = [span for span, _ in spans if span is not None]
+    widest = max(measured) if measured else None
+    claim = reference.SURVEY_FAILURE_CLIFF
+    return [results.check(
+        SECTION, f"{claim.source}: {claim.label}",
+        "from the first failed insert to a step with half its inserts failing, load " + "; ".join(t for _, t in spans)
+        + ("" if widest is None else f"; widest span {widest:.4f} of load"),
+        stats.verdict(widest, 0.0, abs_tol=CLIFF_SPAN, claim="at_most"),
+        f"first failure to {CLIFF_SHARE:.0%} of a step failing within {CLIFF_SPAN:g} of load").prose]
+
+
 def sized_from_fpr(experiment: Experiment) -> bool:
     """An experiment that sizes its cuckoo filters from FPR targets (short fingerprints), not one
     of fixed-width filters."""
@@ -216,6 +263,7 @@ def render(results: ResultSet) -> str | None:
         *width_checks(results, failures),
         *threshold_checks(results, failures),
         *load_free_check(results, frame),
+        *cliff_check(results, frame),
         common.fpr_chance_check(results, SECTION, frame[~frame[SHORT]]).prose,
         *short_fpr_check(results, frame[frame[SHORT]]),
         common.false_negative_check(results, SECTION, frame).prose,

@@ -26,8 +26,15 @@ def article_lines(row: dict) -> float | None:
 
 
 def render(results: ResultSet) -> str | None:
-    runs = common.each(results, SECTION, one_run)
-    return None if runs is None else "## Memory locality per lookup\n\n" + runs
+    shown = common.each(results, SECTION, one_run)
+    if shown is None:
+        return None
+    # The survey's reads per lookup, from the runs that traced XOR or binary fuse (else the first
+    # run, which says they were not traced).
+    runs = common.frames(results, results.experiments(SECTION))
+    static = [(e, f) for e, f in runs if f["filter"].isin(list(reference.SURVEY_READS)).any()] or runs[:1]
+    reads = [f"- {line}" for e, f in static for line in survey_reads(results, e, f)]
+    return "\n".join(["## Memory locality per lookup", "", shown, *(["", *reads] if reads else [])])
 
 
 def one_run(results: ResultSet, experiment: Experiment, frame: pd.DataFrame) -> str | None:
@@ -67,3 +74,25 @@ def one_run(results: ResultSet, experiment: Experiment, frame: pd.DataFrame) -> 
         table(["filter", "load", "bits/key", "lines per member lookup (mean)", "max", "lines per absent lookup"
                " (mean)", "max", "the article says", "article's lines", f"against the article (±{LINES_TOL:g})"], rows),
     ])
+
+
+def survey_reads(results: ResultSet, experiment: Experiment, frame: pd.DataFrame) -> list[str]:
+    """The AMQ survey's head-to-head reads per lookup (XOR 3, binary fuse 3 or 4) against the lines
+    a member lookup touched; a filter the run did not trace is said so, not measured. Two reads in
+    one line count once, so lines can only fall below reads."""
+    traced = frame[frame["cache_lines_member_lookups"] > 0] if "cache_lines_member_lookups" in frame else frame.iloc[0:0]
+    lines = []
+    for name, said in reference.SURVEY_READS.items():
+        rows = traced[traced["filter"] == name]
+        claim = f"{said.source}: {said.label}"
+        if rows.empty:
+            lines.append(results.check(
+                SECTION, claim, f"{name} is not in the locality run ({experiment.id} traced"
+                f" {', '.join(sorted(traced['filter'].unique())) or 'nothing'})", stats.NOT_MEASURED, "–").prose)
+            continue
+        r = rows.iloc[0]
+        lines.append(results.check(
+            SECTION, claim, f"{name}: {r['cache_lines_member_mean']:.3f} lines per member lookup (at most"
+            f" {count(r['cache_lines_member_max'])}), {r['cache_lines_absent_mean']:.3f} per absent one",
+            stats.verdict(r["cache_lines_member_mean"], said.value, abs_tol=LINES_TOL), f"±{LINES_TOL:g} lines").prose)
+    return lines

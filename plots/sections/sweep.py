@@ -96,6 +96,21 @@ def ribbon_fractional(results: ResultSet, built) -> list[str]:
                           stats.verdict(ratio[worst], 1.0, claim="at_most"), "exact").prose]
 
 
+def bloom_base_check(results: ResultSet, built) -> list[str]:
+    """The AMQ survey's Bloom FPR ~ 0.6185^(m/n) at optimal k, against every Bloom cell whose k is
+    the whole number nearest (m/n)·ln 2, by the chance count of its 95% intervals."""
+    rows = built[built["filter"] == "bloom"].dropna(subset=["hash_probes"])
+    rows = rows[rows["hash_probes"] == (rows["bits_per_key"] * math.log(2)).round()]
+    if rows.empty:
+        return []
+    claim = reference.SURVEY_BLOOM_FPR_BASE
+    rows = rows.assign(survey_fpr=claim.value ** rows["bits_per_key"])
+    check = common.fpr_chance_check(results, SECTION, rows, f"{claim.source}: {claim.label}", value="survey_fpr")
+    worst = (rows["fpr"] / rows["survey_fpr"] - 1).abs().max()
+    return [f"Bloom at optimal k, m/n from {rows['bits_per_key'].min():.2f} to {rows['bits_per_key'].max():.2f}:"
+            f" the measured FPR lies within {worst:.1%} of 0.6185^(m/n).", check.prose]
+
+
 def render(results: ResultSet) -> str | None:
     return common.each(results, SECTION, one_run)
 
@@ -125,6 +140,7 @@ def one_run(results: ResultSet, experiment: Experiment, frame: pd.DataFrame) -> 
              common.fpr_chance_check(results, SECTION, built).prose,
              common.false_negative_check(results, SECTION, built).prose]
     lines += ribbon_fractional(results, built)
+    lines += bloom_base_check(results, built)
     return "\n".join([
         *common.heading(results, experiment.id),
         "Bits/key measured at each target ε. Each filter is judged against its family's theory curve"
