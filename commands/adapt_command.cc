@@ -52,7 +52,9 @@ int AdaptCommand(const Args& args) {
       "  trace        --trace FILE replayed in order: distinct keys inserted until --max-load,\n"
       "               then every packet queried; FPR overall and in --windows windows\n"
       "  adversarial  a set of --fp-set non-members asked --queries-per-set times: known false\n"
-      "               positives (--attack known_fps) or random non-members (random_set)\n"
+      "               positives (--attack known_fps) or random non-members (random_set);\n"
+      "               or an adversary that reads the filter's state (state_reading,\n"
+      "               state_reading_follow) with --query-budget distinct queries\n"
       "Options");
   options.add_options()
       ("help,h", "this text")

@@ -72,6 +72,12 @@
 // selector j >= 1 owns 2^(f-s-1) codes (half of an equal share), selector 0 owns the rest
 // (minus the empty code). At f = 8, s = 2: R_0 = 159, R_1..3 = 32; plain cyclic: R = 63 each.
 // The exact split the paper used is a parameter of theirs we could not check; this one is ours.
+// Searched for it (issue 25, item 6): the stored public references (docs, pages and code corpora:
+// "adaptive cuckoo filters different ranges hash selector", the arXiv 1704.06818 / ar5iv text,
+// the ACM JEA 2020 record, "selector 0 larger range of fingerprint values") hold the paper's
+// abstract and opening pages but not the passage with the split, and the Support Optimality paper
+// describes only the plain Cyclic ACF (every selector maps into all 2^f codes). Until the paper's
+// split is found, acf_cyclic_ranges stays labelled ours.
 //
 // Inserts (all variants): first free slot among the candidates, else a bounded random walk
 // (max_kicks evictions, each evicted element to a random other table); a failed walk is undone
@@ -415,6 +421,44 @@ class AdaptiveCuckoo {
     return SlotOf(t, Bucket(Hash(key), t), j);
   }
 
+  // ---- what a state-reading adversary reads (adapt_trial.h, StateReading): const, so asking
+  // them adapts nothing and touches no counter ----
+
+  static constexpr std::size_t kNoSlot = ~std::size_t{0};
+  // Whether `key` collides now with an element of the bucket holding `slot`. The bucket's own
+  // table is tested first, so scanning many non-members for one costs a location hash each.
+  bool collides_in_bucket(std::uint64_t key, std::size_t slot) const {
+    const std::uint64_t h = Hash(key);
+    const int t = TableOf(slot);
+    const std::size_t base = slot - PositionOf(slot);
+    if (SlotOf(t, Bucket(h, t), 0) != base) return false;
+    const FingerprintCache fps(*this, h);
+    for (int j = 0; j < kSlotsPerBucket; ++j) {
+      const std::uint64_t v = slots_.get(base + j);
+      if (v != 0 && v == fps.Expected(j, v)) return true;
+    }
+    return false;
+  }
+  // Whether the bucket holding `slot` holds any element (an empty one can collide with nothing).
+  bool bucket_occupied(std::size_t slot) const {
+    const std::size_t base = slot - PositionOf(slot);
+    for (int j = 0; j < kSlotsPerBucket; ++j) {
+      if (slots_.get(base + j) != 0) return true;
+    }
+    return false;
+  }
+  // The slot holding member `key` now (by the remote store), or kNoSlot: where a fix moved it.
+  std::size_t slot_holding(std::uint64_t key) const {
+    const std::uint64_t h = Hash(key);
+    for (int t = 0; t < tables_; ++t) {
+      const std::size_t base = SlotOf(t, Bucket(h, t), 0);
+      for (int j = 0; j < kSlotsPerBucket; ++j) {
+        if (remote_.used(base + j) && remote_.key(base + j) == key) return base + j;
+      }
+    }
+    return kNoSlot;
+  }
+
   // Recomputes every slot from the remote store: occupancy agrees, each key sits in one of
   // its own candidate buckets, each stored value is the fingerprint that key has at that slot
   // in that slot's state, and the counts add up. Empty string when consistent.
@@ -590,7 +634,6 @@ class AdaptiveCuckoo {
     remote_.clear(slot);
   }
 
-  static constexpr std::size_t kNoSlot = ~std::size_t{0};
   // The first free slot of the bucket starting at `base`, or kNoSlot if it is full.
   std::size_t FreeSlotIn(std::size_t base) const {
     for (int j = 0; j < kSlotsPerBucket; ++j) {

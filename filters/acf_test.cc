@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <tuple>
@@ -108,6 +109,39 @@ TYPED_TEST(AcfEveryKind, NoFalseNegativesThroughAdaptations) {
     }
     ExpectHoldsAll(filter, keys);
   }
+}
+
+// What a state-reading adversary reads agrees with the query path and changes nothing: a
+// non-member collides in a bucket exactly when colliding_slots names a slot of it, every member
+// is found where slot_holding says, and reading leaves the bytes and the counters as they were.
+TYPED_TEST(AcfEveryKind, StateReadsAgreeWithQueriesAndAdaptNothing) {
+  TypeParam filter(Geometry(6, 3));
+  const auto keys = Fill(filter, 3);
+  const std::vector<std::uint8_t> before(filter.bytes().begin(), filter.bytes().end());
+  const AcfCounters counters = filter.counters();
+  const std::size_t b = TypeParam::kSlotsPerBucket;
+  std::size_t collisions = 0;
+  for (std::uint64_t q : UniformKeys(3, KeyStream::kNonMembers, 20000)) {
+    const auto hits = filter.colliding_slots(q);
+    collisions += !hits.empty();
+    for (std::size_t slot : hits) EXPECT_TRUE(filter.collides_in_bucket(q, slot));
+    // A slot of a bucket it does not collide in, or does not map to, never says it collides.
+    const std::size_t other = (filter.candidate_slot(q, 0) / b + 1) % (filter.slots() / b) * b;
+    if (std::find_if(hits.begin(), hits.end(), [&](std::size_t s) { return s / b == other / b; }) == hits.end()) {
+      EXPECT_FALSE(filter.collides_in_bucket(q, other));
+    }
+  }
+  EXPECT_GT(collisions, 100u);  // at 6 bits, some hundreds of the 20,000
+  for (std::size_t i = 0; i < keys.size(); i += 97) {
+    const std::size_t at = filter.slot_holding(keys[i]);
+    ASSERT_NE(at, TypeParam::kNoSlot);
+    EXPECT_EQ(filter.remote().key(at), keys[i]);
+    EXPECT_TRUE(filter.bucket_occupied(at));
+  }
+  EXPECT_EQ(filter.slot_holding(UniformKey(3, KeyStream::kNonMembers, 0)), TypeParam::kNoSlot);
+  EXPECT_TRUE(std::equal(before.begin(), before.end(), filter.bytes().begin()));
+  EXPECT_EQ(filter.counters().false_positives, counters.false_positives);
+  EXPECT_EQ(filter.counters().remote_lookups, counters.remote_lookups);
 }
 
 // Before any adaptation, contains() on fresh non-members is a static cuckoo filter: its FPR

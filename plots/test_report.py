@@ -170,7 +170,8 @@ def test_sections_tell_the_default_suites_experiments_apart_by_what_they_are():
     assert roles("adaptive", adaptive.role) == {
         "adapt_grid": "adapt_synthetic", "adapt_grid_s1": "adapt_synthetic", "adapt_grid_premise": "adapt_synthetic",
         "adapt_trace_real": "adapt_trace", "adapt_trace_synth": "adapt_trace",
-        "adapt_adversarial": "adapt_adversarial", "adapt_support": "support", "adapt_support_premise": "support"}
+        "adapt_adversarial": "adapt_adversarial", "adapt_support": "support", "adapt_support_premise": "support",
+        "adapt_state_reading": "state_reading"}
     assert roles("cuckoo_load", cuckoo_load.sized_from_fpr) == {
         "cuckoo_load": False, "cuckoo_load_short": True, "cuckoo_load_tables": False, "cuckoo_load_short_tables": True}
     assert roles("cuckoo_load", cuckoo_load.several_tables) == {

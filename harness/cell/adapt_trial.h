@@ -11,7 +11,9 @@
 //                windows over time, so adaptation is seen at work.
 //   adversarial  a small set of queries asked again and again: either known false positives
 //                (a static filter pays on every query) or random non-members (it pays eps per
-//                query on average); an adaptive filter should stop paying.
+//                query on average); an adaptive filter should stop paying. Or an adversary that
+//                reads the filter's state (state_reading, state_reading_follow) and picks each
+//                query to collide, within a budget of distinct queries (StateReading below).
 //
 // The FPR is always measured at the filter (the answer before the remote store is asked).
 #pragma once
@@ -63,11 +65,30 @@ struct TraceSpec {
   std::uint64_t seed = 1;
 };
 
-enum class AttackKind { kKnownFalsePositives, kRandomSet };
+// kStateReading and kStateReadingFollow: an adversary that reads the filter's state (see
+// StateReading below); the first keeps attacking the bucket of the first false positive it found,
+// the second follows that false positive's element wherever a fix moves it.
+enum class AttackKind { kKnownFalsePositives, kRandomSet, kStateReading, kStateReadingFollow };
+inline const char* AttackName(AttackKind a) {
+  switch (a) {
+    case AttackKind::kKnownFalsePositives:
+      return "known_fps";
+    case AttackKind::kRandomSet:
+      return "random_set";
+    case AttackKind::kStateReading:
+      return "state_reading";
+    case AttackKind::kStateReadingFollow:
+      return "state_reading_follow";
+  }
+  return "?";
+}
+inline bool ReadsState(AttackKind a) {
+  return a == AttackKind::kStateReading || a == AttackKind::kStateReadingFollow;
+}
 struct AdversarialSpec {
   AdaptGeometry geometry;
   AttackKind attack = AttackKind::kKnownFalsePositives;
-  std::size_t set_size = 1;
+  std::size_t set_size = 1;  // the state-reading attacks: the budget D of distinct queries
   std::size_t queries = 100000;  // asked of the set (the kind's queries_per_set)
   int trial = 0;
   std::uint64_t seed = 1;
@@ -315,8 +336,151 @@ Json Trace(const TraceSpec& spec) {
   return Json{{"whole", whole}, {"windows", window_records}};
 }
 
+// What every adversarial trial record opens with: the filter, the attack and the trial.
+template <class F>
+Json AttackRecord(const F& filter, const AdversarialSpec& spec) {
+  Json r;
+  r["filter"] = std::string(F::kName);
+  r["record"] = "trial";
+  r["attack"] = AttackName(spec.attack);
+  r["trial"] = spec.trial;
+  r["seed"] = spec.seed;
+  DescribeFilter(filter, r);
+  return r;
+}
+
+// Adaptation off: the same filter, built again from the same seed and keys (so slot for slot the
+// one attacked), asked query(0) .. query(queries - 1) through contains(), which never adapts. Its
+// count is measured, not an expectation.
+template <class F, class Query>
+std::size_t ReplayWithAdaptationOff(const AdversarialSpec& spec, std::size_t queries, Query query) {
+  F twin(ParamsFor<F>(spec.geometry, SubSeed(spec.seed, 1)));
+  FillToLoad(twin, SubSeed(spec.seed, 2), spec.geometry.max_load);
+  std::size_t false_positives = 0;
+  for (std::size_t i = 0; i < queries; ++i) false_positives += twin.contains(query(i));
+  return false_positives;
+}
+
+// The state-reading adversary (the Support Optimality paper's Omega(n) for the Cyclic and
+// Swapping ACFs with |Q| = O(1)): it sees the filter's state through const reads (filters/acf.h:
+// colliding_slots, collides_in_bucket, slot_holding), may use at most D = set_size distinct
+// queries, and asks `queries` in all. Its first query is the first random non-member that is a
+// false positive; the bucket it collides in is the target. Then at each step: if a query already
+// chosen collides now, ask it (a false positive); else, within the budget, scan random
+// non-members for one that collides in the target bucket now and ask it; else nothing it may ask
+// collides, and as nothing it asks adapts the filter, nothing ever will: it keeps asking a
+// chosen query for nothing. The Cyclic ACF's selector runs through 2^s values and comes back, so
+// about 2^s queries close a cycle; the Swapping ACF's bucket only permutes its elements, so
+// queries covering each (element, position) close one; a Cuckooing ACF's element leaves the
+// bucket (the follow variant goes after it). Measured, not assumed: the record says how many
+// distinct queries were used, how many non-members were scanned and whether a cycle closed.
+template <class F>
+Json StateReading(const AdversarialSpec& spec) {
+  F filter(ParamsFor<F>(spec.geometry, SubSeed(spec.seed, 1)));
+  const std::vector<std::uint64_t> members =
+      FillToLoad(filter, SubSeed(spec.seed, 2), spec.geometry.max_load);
+  const std::uint64_t flow_seed = SubSeed(spec.seed, 3);
+  const bool follow = spec.attack == AttackKind::kStateReadingFollow;
+  // A search gives up after this many non-members (about 4 x slots x 2^bits: far beyond the
+  // buckets x code range it needs on average); an empty target is known without scanning.
+  const std::size_t search_limit = 4 * filter.slots() << std::min(spec.geometry.bits_per_slot, 20);
+
+  std::size_t scanned = 0, failed_searches = 0;
+  std::vector<std::uint64_t> chosen;
+  while (scanned < search_limit) {
+    const std::uint64_t q = UniformKey(flow_seed, KeyStream::kNonMembers, scanned++);
+    if (filter.contains(q)) {
+      chosen.push_back(q);
+      break;
+    }
+  }
+  std::size_t target = F::kNoSlot;
+  std::uint64_t target_key = 0;
+  if (!chosen.empty()) {
+    target = filter.colliding_slots(chosen[0]).front();
+    target_key = filter.remote().key(target);
+  }
+
+  std::vector<std::uint16_t> schedule(spec.queries, 0);  // index into `chosen`, for the replay
+  std::size_t false_positives = 0, last_new = 0, fp_after_last_new = 0;
+  std::size_t last = 0;
+  bool frozen = chosen.empty();
+  for (std::size_t i = 0; i < spec.queries && !chosen.empty(); ++i) {
+    std::size_t pick = chosen.size();
+    if (!frozen) {
+      // From the one after the query last asked: a closed cycle's next query is found first.
+      for (std::size_t k = 0; k < chosen.size(); ++k) {
+        const std::size_t j = (last + 1 + k) % chosen.size();
+        if (filter.contains(chosen[j])) {
+          pick = j;
+          break;
+        }
+      }
+      if (pick == chosen.size() && chosen.size() < spec.set_size) {
+        const std::size_t at = follow ? filter.slot_holding(target_key) : target;
+        if (at != F::kNoSlot && filter.bucket_occupied(at)) {
+          for (std::size_t tried = 0; tried < search_limit; ++tried) {
+            const std::uint64_t q = UniformKey(flow_seed, KeyStream::kNonMembers, scanned++);
+            if (filter.collides_in_bucket(q, at)) {
+              chosen.push_back(q);
+              pick = chosen.size() - 1;
+              last_new = i + 1;
+              fp_after_last_new = 0;
+              break;
+            }
+          }
+          failed_searches += pick == chosen.size();
+        }
+      }
+      if (pick == chosen.size()) {
+        frozen = true;
+        pick = last;
+      }
+    } else {
+      pick = last;
+    }
+    const AcfOutcome out = filter.query_and_adapt(chosen[pick]);
+    if (out.answer == AcfAnswer::kMember)
+      throw std::logic_error("a non-member found in the remote store");
+    if (out.answer == AcfAnswer::kFalsePositive) {
+      ++false_positives;
+      if (last_new != i + 1) ++fp_after_last_new;
+    } else if (!frozen) {
+      throw std::logic_error("a query chosen because it collides was not a false positive");
+    }
+    schedule[i] = static_cast<std::uint16_t>(pick);
+    last = pick;
+  }
+  // A cycle closed: after the last new query every query was a false positive, for at least
+  // one more round of the chosen set.
+  const std::size_t after = spec.queries - last_new;
+  const bool closed = !chosen.empty() && fp_after_last_new == after && after >= chosen.size();
+
+  const std::size_t false_positives_static =
+      chosen.empty() ? 0
+                     : ReplayWithAdaptationOff<F>(spec, schedule.size(),
+                                                  [&](std::size_t i) { return chosen[schedule[i]]; });
+
+  Json r = AttackRecord(filter, spec);
+  r["set_size"] = spec.set_size;
+  r["distinct_queries"] = chosen.size();
+  r["adversary_scans"] = scanned;
+  r["failed_searches"] = failed_searches;
+  r["last_new_query"] = last_new;
+  r["cycle_closed"] = closed ? 1 : 0;
+  r["queries_per_set"] = spec.queries;
+  r["negative_queries"] = spec.queries;
+  r["false_positives"] = false_positives;
+  r["fpr"] = spec.queries ? double(false_positives) / spec.queries : 0.0;
+  r["false_positives_static"] = false_positives_static;
+  DescribeCounters(filter, r);
+  CheckInvariants(filter, members, r);
+  return r;
+}
+
 template <class F>
 Json Adversarial(const AdversarialSpec& spec) {
+  if (ReadsState(spec.attack)) return StateReading<F>(spec);
   F filter(ParamsFor<F>(spec.geometry, SubSeed(spec.seed, 1)));
   const std::vector<std::uint64_t> members =
       FillToLoad(filter, SubSeed(spec.seed, 2), spec.geometry.max_load);
@@ -342,15 +506,9 @@ Json Adversarial(const AdversarialSpec& spec) {
     schedule[i] = static_cast<std::uint32_t>(i < set.size() ? i : ReduceRange(rng.Next(), set.size()));
   }
 
-  // Adaptation off: the same filter, built again from the same seed and keys (so slot for slot
-  // the one just built), asked the same schedule through contains(), which never adapts. Its
-  // count is measured, not the expectation queries * initially_false_positive / set_size.
-  std::size_t false_positives_static = 0;
-  {
-    F twin(ParamsFor<F>(spec.geometry, SubSeed(spec.seed, 1)));
-    FillToLoad(twin, SubSeed(spec.seed, 2), spec.geometry.max_load);
-    for (std::uint32_t j : schedule) false_positives_static += twin.contains(set[j]);
-  }
+  // Adaptation off, the same schedule: measured, not queries * initially_false_positive / set_size.
+  const std::size_t false_positives_static =
+      ReplayWithAdaptationOff<F>(spec, schedule.size(), [&](std::size_t i) { return set[schedule[i]]; });
 
   std::size_t false_positives = 0, last_fp = 0, fp_first_half = 0, fp_second_half = 0;
   for (std::size_t i = 0; i < spec.queries; ++i) {
@@ -365,13 +523,7 @@ Json Adversarial(const AdversarialSpec& spec) {
     }
   }
 
-  Json r;
-  r["filter"] = std::string(F::kName);
-  r["record"] = "trial";
-  r["attack"] = spec.attack == AttackKind::kKnownFalsePositives ? "known_fps" : "random_set";
-  r["trial"] = spec.trial;
-  r["seed"] = spec.seed;
-  DescribeFilter(filter, r);
+  Json r = AttackRecord(filter, spec);
   r["set_size"] = set.size();
   r["set_initially_false_positive"] = initially_false_positive;
   r["non_members_scanned"] = scanned;

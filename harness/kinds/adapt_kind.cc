@@ -15,10 +15,6 @@
 namespace amq {
 namespace {
 
-const char* AttackName(AttackKind a) {
-  return a == AttackKind::kKnownFalsePositives ? "known_fps" : "random_set";
-}
-
 // Every packet's key in trace order, through the trace readers of traces/.
 std::vector<std::uint64_t> ReadPacketKeys(const TraceSource& source) {
   source.Materialise();
@@ -30,6 +26,7 @@ std::vector<std::uint64_t> ReadPacketKeys(const TraceSource& source) {
 
 struct AdaptCell {
   const FilterEntry* filter = nullptr;
+  std::size_t slots = 0;
   int bits = 8;
   double as_ratio = 0, queries_per_flow = 0;  // synthetic
   AttackKind attack = AttackKind::kKnownFalsePositives;
@@ -45,16 +42,29 @@ class AdaptPlan : public ExperimentPlan {
       if (p_.kind == AdaptKind::kSynthetic) {
         for (double ratio : p_.as_ratios) {
           for (double qpf : p_.queries_per_flow) {
-            for (const FilterEntry* f : p_.filters) Add({f, bits, ratio, qpf});
+            for (const FilterEntry* f : p_.filters) Add({f, p_.geometry.slots, bits, ratio, qpf});
           }
         }
       } else if (p_.kind == AdaptKind::kTrace) {
-        for (const FilterEntry* f : p_.filters) Add({f, bits});
+        for (const FilterEntry* f : p_.filters) Add({f, p_.geometry.slots, bits});
       } else {
-        for (AttackKind attack : p_.attacks) {
-          for (std::size_t set : p_.set_sizes) {
-            for (std::size_t n : p_.queries_per_set) {
-              for (const FilterEntry* f : p_.filters) Add({f, bits, 0, 0, attack, set, n});
+        // slots_sweep: the filter's size n is a cell axis (the state-reading attack's growth in
+        // n); queries_per_slot: the stream length grows with it.
+        const std::vector<std::size_t> sweep =
+            p_.slots_sweep.empty() ? std::vector<std::size_t>{p_.geometry.slots} : p_.slots_sweep;
+        for (std::size_t slots : sweep) {
+          for (AttackKind attack : p_.attacks) {
+            // A state-reading attack chooses its own queries: its set is the budget D.
+            const std::vector<std::size_t> sets =
+                ReadsState(attack) ? std::vector<std::size_t>{p_.query_budget} : p_.set_sizes;
+            std::vector<std::size_t> lengths = p_.queries_per_set;
+            if (p_.queries_per_slot > 0) {
+              lengths = {static_cast<std::size_t>(std::llround(p_.queries_per_slot * double(slots)))};
+            }
+            for (std::size_t set : sets) {
+              for (std::size_t n : lengths) {
+                for (const FilterEntry* f : p_.filters) Add({f, slots, bits, 0, 0, attack, set, n});
+              }
             }
           }
         }
@@ -76,6 +86,7 @@ class AdaptPlan : public ExperimentPlan {
   std::vector<Json> Run(std::size_t i) override {
     const AdaptCell& c = cells_[i];
     AdaptGeometry g = p_.geometry;
+    g.slots = c.slots;
     g.bits_per_slot = c.bits;
     std::vector<Json> lines;
     if (p_.kind == AdaptKind::kTrace) {
@@ -136,7 +147,8 @@ class AdaptPlan : public ExperimentPlan {
 
  private:
   void Add(const AdaptCell& c) {
-    const AdaptGeometry& g = p_.geometry;
+    AdaptGeometry g = p_.geometry;
+    g.slots = c.slots;
     CellPlan plan;
     plan.identity = {{"kind", AdaptKindName(p_.kind)},
                      {"filter", std::string(c.filter->name)},
@@ -167,6 +179,7 @@ class AdaptPlan : public ExperimentPlan {
       plan.identity["queries_per_set"] = c.queries_per_set;
       plan.identity["trials"] = p_.trials;
       label << " " << AttackName(c.attack) << " set=" << c.set_size << " n=" << c.queries_per_set;
+      if (!p_.slots_sweep.empty()) label << " slots=" << c.slots;
       // Twice: the adaptive run and its replay with adaptation off; two fills per trial too.
       queries = 2.0 * double(p_.trials) * double(c.queries_per_set);
     }
@@ -332,8 +345,11 @@ const ParamSpec kAdaptTrace[] = {
 };
 const ParamSpec kAdaptAdversarial[] = {
     {"fp_set", ParamType::kIntList, Between(1, 1e7), "query set sizes, one cell each (default 1,10,100)", {}, "fp-set"},
-    {"attack", ParamType::kStrList, {}, "known_fps (false positives of the filter as built) and/or random_set (default both)", {}, "attack"},
+    {"attack", ParamType::kStrList, {}, "known_fps (false positives of the filter as built), random_set, state_reading (an adversary that reads the filter's state and attacks the bucket of its first false positive) or state_reading_follow (it follows that element where fixes move it) (default known_fps,random_set)", {}, "attack"},
     {"queries_per_set", ParamType::kIntList, Between(1, 1e9), "queries asked of the set, one cell each (default 100000)", {}, "queries-per-set"},
+    {"query_budget", ParamType::kInt, Between(1, 65535), "state-reading attacks: distinct queries D the adversary may use (default 16)", {}, "query-budget"},
+    {"slots_sweep", ParamType::kIntList, Between(16, 4294967296.0), "slots per filter, one cell each, in place of slots (the state-reading attack's growth in n)", {}, "slots-sweep"},
+    {"queries_per_slot", ParamType::kNum, OpenClosed(0, 1e4), "queries asked per slot of the filter, in place of queries_per_set (L proportional to n)", {}, "queries-per-slot"},
 };
 
 std::unique_ptr<ExperimentPlan> AdaptPlanFrom(AdaptKind kind, const PlanInput& in) {
@@ -364,16 +380,24 @@ std::unique_ptr<ExperimentPlan> AdaptPlanFrom(AdaptKind kind, const PlanInput& i
     a.attacks.clear();
     for (const Json& x : p["attack"]) {
       const std::string name = x.get<std::string>();
-      if (name == "known_fps") {
-        a.attacks.push_back(AttackKind::kKnownFalsePositives);
-      } else if (name == "random_set") {
-        a.attacks.push_back(AttackKind::kRandomSet);
-      } else {
-        throw InputError(in.Name("attack") + " must be known_fps or random_set, got '" + name + "'");
+      bool known = false;
+      for (AttackKind k : {AttackKind::kKnownFalsePositives, AttackKind::kRandomSet, AttackKind::kStateReading,
+                           AttackKind::kStateReadingFollow}) {
+        if (name == AttackName(k)) {
+          a.attacks.push_back(k);
+          known = true;
+        }
+      }
+      if (!known) {
+        throw InputError(in.Name("attack") +
+                         " must be known_fps, random_set, state_reading or state_reading_follow, got '" + name + "'");
       }
     }
   }
   if (in.Has("queries_per_set")) a.queries_per_set = p["queries_per_set"].get<std::vector<std::size_t>>();
+  a.query_budget = in.Get("query_budget", a.query_budget);
+  if (in.Has("slots_sweep")) a.slots_sweep = p["slots_sweep"].get<std::vector<std::size_t>>();
+  a.queries_per_slot = in.Get("queries_per_slot", a.queries_per_slot);
   ValidateAdaptParams(a);
   return MakeAdaptPlan(a);
 }
@@ -418,7 +442,7 @@ const KindSpec kAdaptSyntheticKind{
     {"windows", "integer", "count", "windows the replay is cut into", "adapt_trace cell rows"},
     {"window", "integer", "", "window number, 0 first", "adapt_trace window rows", kIdentity},
     {"attack", "string", "", "known_fps (non-members that are false positives of the filter as built) or random_set", "adapt_adversarial", kDeterministic, OverTrials::kFirst},
-    {"set_size", "integer", "keys", "non-members in the repeated query set", "adapt_adversarial", kDeterministic, OverTrials::kFirst},
+    {"set_size", "integer", "keys", "non-members in the repeated query set (state-reading attacks: the budget D of distinct queries)", "adapt_adversarial", kDeterministic, OverTrials::kFirst},
     {"queries_per_set", "integer", "queries", "queries asked of the set (round the set once, then uniformly at random)", "adapt_adversarial", kDeterministic, OverTrials::kFirst},
     {"set_initially_false_positive", "integer", "keys", "set members the filter answered present before any query", "adapt_adversarial", kDeterministic, OverTrials::kSum},
     {"non_members_scanned", "integer", "keys", "non-members tried to find the set", "adapt_adversarial"},
@@ -432,6 +456,11 @@ const KindSpec kAdaptSyntheticKind{
     {"false_positives_first_half", "integer", "queries", "false positives in the first half of the queries", "adapt_adversarial"},
     {"false_positives_second_half", "integer", "queries", "false positives in the second half of the queries", "adapt_adversarial"},
     {"last_false_positive_query", "integer", "", "index (from 1) of the last query answered falsely, 0 if none", "adapt_adversarial"},
+    {"distinct_queries", "number", "keys", "state-reading attacks: distinct queries the adversary used, at most set_size (cell rows: the mean over trials)", "adapt_adversarial", kDeterministic, OverTrials::kMean},
+    {"adversary_scans", "integer", "keys", "state-reading attacks: non-members the adversary scanned for its first false positive and its searches (cell rows: summed over trials)", "adapt_adversarial", kDeterministic, OverTrials::kSum},
+    {"failed_searches", "integer", "count", "state-reading attacks: searches for a colliding non-member that gave up (cell rows: summed over trials)", "adapt_adversarial", kDeterministic, OverTrials::kSum},
+    {"last_new_query", "number", "", "state-reading attacks: index (from 1) of the query at which the last new distinct query was asked, 0 if only the first (cell rows: the mean)", "adapt_adversarial", kDeterministic, OverTrials::kMean},
+    {"cycle_closed", "integer", "trials", "state-reading attacks: 1 if every query after the last new one was a false positive, for at least one round of the chosen set (cell rows: trials in which it closed)", "adapt_adversarial", kDeterministic, OverTrials::kSum},
     }};
 const KindSpec kAdaptTraceKind{
     "adapt_trace", "a capture replayed in order through query_and_adapt, its FPR in windows over time",

@@ -11,7 +11,9 @@
 //                windows over time, so adaptation is seen at work.
 //   adversarial  a small set of queries asked again and again: either known false positives
 //                (a static filter pays on every query) or random non-members (it pays eps per
-//                query on average); an adaptive filter should stop paying.
+//                query on average); an adaptive filter should stop paying. Or an adversary that
+//                reads the filter's state (state_reading, state_reading_follow) and picks each
+//                query to collide, within a budget of distinct queries (adapt_trial.h).
 //
 // The FPR is always measured at the filter (the answer before the remote store is asked).
 #pragma once
@@ -51,7 +53,10 @@ struct AdaptParams {
   int windows = 10;
   std::vector<std::size_t> set_sizes = {1, 10, 100};
   std::vector<AttackKind> attacks = {AttackKind::kKnownFalsePositives, AttackKind::kRandomSet};
-  std::vector<std::size_t> queries_per_set = {100000};  // n, the stream length: swept for the Support Optimality paper's contrast
+  std::vector<std::size_t> queries_per_set = {100000};
+  std::size_t query_budget = 16;            // state-reading attacks: distinct queries D
+  std::vector<std::size_t> slots_sweep;     // adversarial cells over n (empty: geometry.slots)
+  double queries_per_slot = 0;              // > 0: L = queries_per_slot x slots, not queries_per_set  // n, the stream length: swept for the Support Optimality paper's contrast
   std::uint64_t seed = 1;
   // Whether each trial's own line is written before the cell's summary. The summary holds every
   // figure the report reads; a cell of 1,000 trials writes 1,000 lines without it.

@@ -126,5 +126,53 @@ TEST(AdaptAdversarial, CellsCarryMeansAndTheirInterval) {
   EXPECT_FALSE(SummarizeTrials(trials).contains("false_positives_mean_ci_low"));
 }
 
+AdversarialSpec StateAttack(AttackKind attack, std::size_t slots, std::uint64_t seed) {
+  AdversarialSpec spec;
+  spec.geometry.slots = slots;
+  spec.attack = attack;
+  spec.set_size = 16;
+  spec.queries = 4 * slots;
+  spec.seed = seed;
+  return spec;
+}
+
+// The state-reading adversary, measured: against a static control its first false positive pays
+// on every query with one distinct query; the Cyclic ACF (s = 2) cycles after about 2^s distinct
+// queries and then pays on every query; the Swapping ACF cycles within its budget of 16 (4
+// elements x 4 positions); the Cuckooing ACF's element leaves the attacked bucket, so the
+// bucket-bound adversary stops paying. The replay with adaptation off asks the same queries. No
+// member is ever lost.
+TEST(AdaptStateReading, CyclesCloseForCyclicAndSwappingNotForCuckooing) {
+  for (std::uint64_t seed : {1, 2, 3}) {
+    const Json control = Entry("cuckoo_4x1").adversarial(StateAttack(AttackKind::kStateReading, 1024, seed));
+    EXPECT_EQ(control["false_positives"].get<std::size_t>(), 4096u);
+    EXPECT_EQ(control["false_positives_static"].get<std::size_t>(), 4096u);
+    EXPECT_EQ(control["distinct_queries"].get<std::size_t>(), 1u);
+    EXPECT_EQ(control["cycle_closed"].get<int>(), 1);
+    for (const char* name : {"acf_cyclic", "acf_swapping"}) {
+      const Json r = Entry(name).adversarial(StateAttack(AttackKind::kStateReading, 1024, seed));
+      EXPECT_EQ(r["cycle_closed"].get<int>(), 1) << name << " seed " << seed << ": " << r.dump();
+      EXPECT_LE(r["distinct_queries"].get<std::size_t>(), 16u);
+      EXPECT_GT(r["false_positives"].get<std::size_t>(), 4096u * 9 / 10) << name;
+      EXPECT_EQ(r["false_negatives"].get<std::size_t>(), 0u);
+      EXPECT_TRUE(r["consistent"].get<bool>());
+    }
+    const Json cyclic = Entry("acf_cyclic").adversarial(StateAttack(AttackKind::kStateReading, 1024, seed));
+    EXPECT_LE(cyclic["distinct_queries"].get<std::size_t>(), 8u);  // 2^s = 4, plus strays
+    const Json cuckooing = Entry("acf_cuckooing").adversarial(StateAttack(AttackKind::kStateReading, 1024, seed));
+    EXPECT_EQ(cuckooing["cycle_closed"].get<int>(), 0);
+    EXPECT_LT(cuckooing["false_positives"].get<std::size_t>(), 40u);
+    EXPECT_EQ(cuckooing["false_negatives"].get<std::size_t>(), 0u);
+    // The static replay of the adversary's queries pays on every repeat of a false positive.
+    EXPECT_GE(cuckooing["false_positives_static"].get<std::size_t>(), cuckooing["false_positives"].get<std::size_t>());
+  }
+}
+
+// The same seed gives the same attack, query for query.
+TEST(AdaptStateReading, Deterministic) {
+  const auto spec = StateAttack(AttackKind::kStateReadingFollow, 1024, 7);
+  EXPECT_EQ(Entry("acf_cuckooing").adversarial(spec).dump(), Entry("acf_cuckooing").adversarial(spec).dump());
+}
+
 }  // namespace
 }  // namespace amq

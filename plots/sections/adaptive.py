@@ -4,7 +4,8 @@ repeated (adversarial) queries.
 The section's experiments are told apart by kind: adapt_synthetic ones are A/S grids, adapt_trace
 ones trace replays (real or synthetic alike), and adapt_adversarial ones repeated query streams:
 a stream whose length n is swept (several `queries_per_set`) is the support contrast over n, any
-other the attack table."""
+other the attack table; one whose attacks read the filter's state (state_reading,
+state_reading_follow) the state-reading adversary over n."""
 
 from __future__ import annotations
 
@@ -388,9 +389,123 @@ def support(results: ResultSet, experiment_id: str) -> list[str]:
     ]
 
 
+# The state-reading adversary (harness/cell/adapt_trial.h, StateReading): the filters whose false
+# positives Support Optimality says may grow as Ω(n) with |Q| = O(1), and the Cuckooing ACFs.
+STATE_ATTACKS = ("state_reading", "state_reading_follow")
+GROWS = ("acf_cyclic", "acf_swapping")  # the paper's Cyclic and Swapping ACFs
+LINEAR_TOL = 0.10  # the fitted exponent may fall this far below 1
+BOUNDED_TOL = 0.10  # and a bounded count's exponent this far above 0
+
+
+def growth_exponent(ns, counts) -> float:
+    """Least-squares slope of log(count) on log(n): 1 for counts proportional to n, 0 for constant.
+    Counts are shifted by one (log(count + 1)) so a filter that paid nothing has exponent 0."""
+    xs = [math.log(n) for n in ns]
+    ys = [math.log(c + 1.0) for c in counts]
+    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+    sxx = sum((x - mx) ** 2 for x in xs)
+    return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sxx if sxx > 0 else float("nan")
+
+
+def _spread(trials: pd.DataFrame | None, name: str, attack: str, slots: int) -> str:
+    """A cell's false positives over its trials, lowest to highest (from the trial rows)."""
+    if trials is None or trials.empty or "slots" not in trials:
+        return ""
+    mine = trials[(trials["filter"] == name) & (trials["attack"] == attack) & (trials["slots"] == slots)]
+    if mine.empty:
+        return ""
+    return f"{count(mine['false_positives'].min())}–{count(mine['false_positives'].max())}"
+
+
+def state_reading(results: ResultSet, experiment_id: str) -> list[str]:
+    """Support Optimality's Ω(n) for the Cyclic and Swapping ACFs, against an adversary that reads
+    the filter's state with a budget of D distinct queries, over n (slots) with the stream length L
+    proportional to n: a growth exponent per filter, fitted on the cells' mean false positives."""
+    cells = results.frame(experiment_id)
+    if cells is None or cells.empty or "distinct_queries" not in cells:
+        return []
+    trials = results.frame(experiment_id, record="trial")
+    cells = cells[cells["attack"].isin(STATE_ATTACKS)]
+    ns = sorted(int(n) for n in cells["slots"].unique())
+    static = controls(cells)
+    rows, lines = [], []
+    for (attack, name), group in cells.groupby(["attack", "filter"], sort=False):
+        per = group.set_index("slots")
+        row = [attack, name]
+        for n in ns:
+            if n not in per.index:
+                row.append("–")
+                continue
+            c = per.loc[n]
+            spread = _spread(trials, name, attack, n)
+            row.append(f"{_mean_ci(c, 'false_positives')}{f' ({spread})' if spread else ''} / "
+                       f"{number(c['false_positives_static_mean'])}; Q {number(c['distinct_queries'])},"
+                       f" closed {count(c['cycle_closed'])}/{count(c['trials'])}")
+        rows.append(row)
+        if len(per.index) < 2 or name in static:
+            continue
+        present = [n for n in ns if n in per.index]
+        means = [float(per.loc[n, "false_positives_mean"]) for n in present]
+        slope = growth_exponent(present, means)
+        distinct = [float(per.loc[n, "distinct_queries"]) for n in present]
+        budget = int(per["set_size"].max())
+        evidence = (f"{experiment_id}, {attack}: exponent {slope:.2f} of mean false positives"
+                    f" {number(means[0])} at n = {present[0]:,} to {number(means[-1])} at n = {present[-1]:,}"
+                    f" slots (L = {count(per.loc[present[0], 'queries_per_set'])} to"
+                    f" {count(per.loc[present[-1], 'queries_per_set'])} queries); distinct queries"
+                    f" {number(min(distinct))} to {number(max(distinct))} of a budget of {budget}")
+        if name in GROWS or name == "acf_cyclic_ranges":
+            claim = reference.SUPPORT_OPTIMALITY_CYCLIC_SWAPPING_LINEAR
+            verdict = stats.verdict(slope, claim.value, rel_tol=LINEAR_TOL, claim="at_least")
+            lines.append(results.check(
+                SECTION, f"{name}, state-reading adversary ({attack}): {claim.label} ({claim.source})",
+                evidence, verdict, f"exponent ≥ 1 − {LINEAR_TOL:g} (log(FP + 1) on log n, least squares)",
+                measured=slope, expected=claim.value, rel_tol=LINEAR_TOL, judged_as="at_least").prose)
+        elif "cuckooing" in name and attack == "state_reading_follow":
+            # Following the element round its k tables closes a cycle of about k queries: what
+            # Support Optimality's Section 5 lower bound leads one to expect of any ACF.
+            verdict = stats.verdict(slope, 1.0, rel_tol=LINEAR_TOL, claim="at_least")
+            lines.append(results.check(
+                SECTION, f"{name}, state-reading adversary ({attack}): not adaptive against an adversary that"
+                f" follows its element: false positives grow linearly in n ({reference.SUPPORT_OPTIMALITY_SOURCE},"
+                " Section 5's lower bound)",
+                evidence, verdict, f"exponent ≥ 1 − {LINEAR_TOL:g} (log(FP + 1) on log n, least squares)",
+                measured=slope, expected=1.0, rel_tol=LINEAR_TOL, judged_as="at_least").prose)
+        elif "cuckooing" in name:
+            verdict = stats.verdict(slope, 0.0, abs_tol=BOUNDED_TOL, claim="at_most")
+            lines.append(results.check(
+                SECTION, f"{name}, state-reading adversary ({attack}): the Cuckooing ACF's false positives stay"
+                f" bounded in n with |Q| = O(1) ({reference.SUPPORT_OPTIMALITY_SOURCE})",
+                evidence, verdict, f"exponent ≤ {BOUNDED_TOL:g} (log(FP + 1) on log n, least squares)",
+                measured=slope, expected=0.0, abs_tol=BOUNDED_TOL, judged_as="at_most").prose)
+    budget = int(cells["set_size"].max())
+    return [
+        "",
+        *common.heading(results, experiment_id, "###"),
+        "An adversary that reads the filter's state (which slots a non-member collides with now; where an"
+        f" element sits) and may use at most D = {budget} distinct queries, asking L queries in all, L"
+        " proportional to the slots n. Its first query is the first random non-member that is a false"
+        " positive, and that query's bucket is the target. Then at each step: a query already chosen that"
+        " collides now is asked again; else, within the budget, random non-members are scanned for one"
+        " that collides in the target bucket now (`state_reading_follow`: in the bucket the first false"
+        " positive's element sits in now, wherever fixes moved it); else nothing it may ask collides, and"
+        " it stops paying. Each cell: false positives per trial, mean [95% interval over trials] (lowest–"
+        " highest trial) / the same queries replayed on the filter with adaptation off; Q the mean distinct"
+        " queries used; closed: trials in which, after the last new query, every query was a false positive"
+        " for at least a round of the chosen set.",
+        "",
+        table(["attack", "filter"] + [f"n = {n:,}" for n in ns], rows),
+        "",
+        *[f"- {line}" for line in lines],
+    ]
+
+
 def role(experiment: Experiment) -> str:
     """What an experiment of the section is for, from its kind and parameters (the module's
-    docstring): a repeated stream whose length n is swept is the support contrast."""
+    docstring): a repeated stream whose length n is swept is the support contrast; one whose
+    attacks read the filter's state is the state-reading adversary."""
+    if experiment.kind == "adapt_adversarial" and set(experiment.param_values("attack")) & set(STATE_ATTACKS):
+        return "state_reading"
     if experiment.kind == "adapt_adversarial" and len(experiment.param_values("queries_per_set")) > 1:
         return "support"
     return experiment.kind
@@ -398,7 +513,8 @@ def role(experiment: Experiment) -> str:
 
 def render(results: ResultSet) -> str | None:
     parts = common.by_role(results, SECTION, role, {"adapt_synthetic": grid, "adapt_trace": trace_replay,
-                                                    "adapt_adversarial": adversarial, "support": support})
+                                                    "adapt_adversarial": adversarial, "support": support,
+                                                    "state_reading": state_reading})
     if not parts:
         return None
     return "\n".join(["## Adaptive cuckoo filters", "", *parts])
