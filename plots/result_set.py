@@ -219,6 +219,8 @@ class ResultSet:
         if not commit or commit == "unknown":
             return f"stale? `{experiment_id}` records no commit"
         newer = commits_since(self.directory, commit)
+        if newer is None and in_repository(self.directory):
+            return f"stale? `{experiment_id}` comes from {commit[:7]}, a commit this repository does not have"
         if newer:
             shown = ", ".join(newer[:3]) + (", ..." if len(newer) > 3 else "")
             return (f"stale: `{experiment_id}` comes from {commit[:7]}; {len(newer)} later commit"
@@ -291,6 +293,16 @@ def commits_since(repository: Path, commit: str, paths: tuple[str, ...] = SPEED_
     except (OSError, subprocess.SubprocessError):
         return None
     return done.stdout.split() if done.returncode == 0 else None
+
+
+def in_repository(path: Path) -> bool:
+    """Whether git sees a repository at path (so a commit it cannot find is really unknown)."""
+    try:
+        done = subprocess.run(["git", "-C", str(path), "rev-parse", "--git-dir"], capture_output=True,
+                              text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return done.returncode == 0
 
 
 def verdict_cell(verdict: str) -> str:

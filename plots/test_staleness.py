@@ -59,3 +59,5 @@ def test_uncommitted_changes_and_unknown_commits_are_flagged(tmp_path):
     made = commit_file(repo, "core/hashing.h", "v1")
     assert "uncommitted changes" in results_in(repo, made, dirty=True).speed_staleness("static")
     assert "records no commit" in results_in(repo, "").speed_staleness("static")
+    gone = "0123456789abcdef0123456789abcdef01234567"
+    assert "a commit this repository does not have" in results_in(repo, gone).speed_staleness("static")
