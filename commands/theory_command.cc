@@ -82,6 +82,8 @@ constexpr ArgSpec kArity{"arity", 3, 4, false, false, true};
 constexpr ArgSpec kBlockedBitsPerKey{"bits_per_key", 1, kNoLimit, false, false, false};
 constexpr ArgSpec kHashProbes{"hash_probes", 1, 64, false, false, true};
 constexpr ArgSpec kBloomBits{"bits", 1, kMaxCount, false, false, true};
+constexpr ArgSpec kCounters{"counters", 1, kMaxCount, false, false, true};
+constexpr ArgSpec kCounterLevel{"level", 1, 64, false, false, true};
 constexpr ArgSpec kRibbonLower{"lower", 1, 32, false, false, true};
 constexpr ArgSpec kUpperShare{"upper_share", 0, 1, false, false, false};
 
@@ -134,6 +136,35 @@ const std::vector<Formula>& Formulas() {
        {kBlockedBitsPerKey},
        {"fpr"},
        [](Point a) { return Values{BlockedBloomFprAtBitsPerKey(a[0])}; }},
+      {"blocked_bloom256",
+       "Parquet's split-block Bloom (256-bit blocks): the bits/key whose Poisson-mixture FPR is eps",
+       {kFpr},
+       {"bits_per_key"},
+       [](Point a) { return Values{SplitBlockBitsPerKey(a[0], kParquetBloomShape)}; }},
+      {"blocked_bloom256_fpr",
+       "Parquet's split-block Bloom (k = 8, 256-bit blocks of 32-bit words): FPR at B bits/key",
+       {kBlockedBitsPerKey},
+       {"fpr"},
+       [](Point a) { return Values{SplitBlockFprAtBitsPerKey(a[0], kParquetBloomShape)}; }},
+      {"counting_bloom",
+       "counting Bloom, 4-bit counters at Bloom's optimal k: 4 log2(1/eps) / ln 2",
+       {kFpr},
+       {"bits_per_key"},
+       [](Point a) { return Values{CountingBloomBitsPerKey(a[0])}; }},
+      {"counting_bloom_overflow_bound",
+       "counting Bloom (Fan et al.): Pr(some counter >= j) <= m (e n k / (j m))^j",
+       {kCounters, kKeysStored, kHashProbes, kCounterLevel},
+       {"probability"},
+       [](Point a) {
+         return Values{CountingBloomOverflowBound(a[0], a[1], Whole(a[2]), Whole(a[3]))};
+       }},
+      {"counting_bloom_counters_at_least",
+       "counting Bloom: expected counters at j or more, m Pr(Bin(nk, 1/m) >= j)",
+       {kCounters, kKeysStored, kHashProbes, kCounterLevel},
+       {"counters"},
+       [](Point a) {
+         return Values{CountingBloomCountersAtLeast(a[0], a[1], Whole(a[2]), Whole(a[3]))};
+       }},
       {"cuckoo",
        "cuckoo curve: (log2(1/eps) + log2(2b)) / L",
        {kFpr, kLoadDivides, kSlotsPerBucket},

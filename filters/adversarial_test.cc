@@ -15,7 +15,7 @@
 // refuses; a static filter loses at most the attempt the set was aimed at.
 //
 // One exception to "within the FPR bound", by design, not a bug: a BLOCKED Bloom filter
-// (blocked_bloom, RocksDB's FastLocalBloom) whose keys all land in one 512-bit block saturates
+// (blocked_bloom, blocked_bloom256, RocksDB's FastLocalBloom) whose keys all land in one block saturates
 // that block, and a non-member hashed there always passes: the FPR becomes ~ 1/blocks, above
 // the theory that assumes keys spread over blocks. The test asserts that (so the table says
 // it), and bounds the FPR by the fraction of non-empty blocks instead: a query reaching an
@@ -122,10 +122,16 @@ constexpr bool IsRocksDbRibbon() {
 }
 template <class F>
 constexpr bool kIsBloomLike = std::is_same_v<F, Bloom> || std::is_same_v<F, BlockedBloom> ||
-                              IsLevelDb<F>() || IsRocksDbBloom<F>();
-// Blocked Bloom filters whose same-block sets overload one block (see the top of the file).
+                              std::is_same_v<F, BlockedBloom256> ||
+                              std::is_same_v<F, CountingBloom> || IsLevelDb<F>() ||
+                              IsRocksDbBloom<F>();
+// Blocked Bloom filters whose same-block sets overload one block (see the top of the file),
+// and their block's size in bytes.
 template <class F>
-constexpr bool kIsBlockedBloom = std::is_same_v<F, BlockedBloom> || IsRocksDbBloom<F>();
+constexpr bool kIsBlockedBloom = std::is_same_v<F, BlockedBloom> ||
+                                 std::is_same_v<F, BlockedBloom256> || IsRocksDbBloom<F>();
+template <class F>
+constexpr std::size_t kBlockBytes = std::is_same_v<F, BlockedBloom256> ? 32 : 64;
 
 int CeilLog2(std::uint64_t x) { return x <= 1 ? 0 : std::bit_width(x - 1); }
 
@@ -320,8 +326,12 @@ std::vector<KeySet> TargetedSets() {
     // h's bits 31 down. Index and step both fixed: every key probes the same k bits.
     const std::uint64_t index = TopField(Bloom(p).size_in_bytes() * 8);
     return FromFields({HashKeyPreimage(spread), index, index >> 32, index | (index >> 32), "", ""});
-  } else if constexpr (std::is_same_v<F, BlockedBloom>) {
-    const std::uint64_t index = TopField(BlockedBloom(p).size_in_bytes() / 64);
+  } else if constexpr (std::is_same_v<F, CountingBloom>) {
+    // As Bloom's: index and step fixed, every key probes the same k counters (they saturate).
+    const std::uint64_t index = TopField(CountingBloom(p).size_in_bytes() * 2);
+    return FromFields({HashKeyPreimage(spread), index, index >> 32, index | (index >> 32), "", ""});
+  } else if constexpr (std::is_same_v<F, BlockedBloom> || std::is_same_v<F, BlockedBloom256>) {
+    const std::uint64_t index = TopField(F(p).size_in_bytes() / kBlockBytes<F>);
     return FromFields({HashKeyPreimage(spread), index, LowBitsMask(32), index | LowBitsMask(32),
                        "", ""});
   } else if constexpr (kIsCuckoo<F>) {
@@ -453,11 +463,11 @@ std::vector<std::uint64_t> NegativesFor(const std::vector<std::uint64_t>& keys, 
   return out;
 }
 
-// How many 64-byte blocks of a blocked Bloom filter's bit array hold any set bit.
-std::size_t NonEmptyBlocks(std::span<const std::uint8_t> bits) {
+// How many blocks (of `block` bytes) of a blocked Bloom filter's bit array hold any set bit.
+std::size_t NonEmptyBlocks(std::span<const std::uint8_t> bits, std::size_t block = 64) {
   std::size_t non_empty = 0;
-  for (std::size_t b = 0; b + 64 <= bits.size(); b += 64) {
-    non_empty += std::any_of(bits.begin() + b, bits.begin() + b + 64, [](auto x) { return x; });
+  for (std::size_t b = 0; b + block <= bits.size(); b += block) {
+    non_empty += std::any_of(bits.begin() + b, bits.begin() + b + block, [](auto x) { return x; });
   }
   return non_empty;
 }
@@ -534,7 +544,7 @@ void CheckAim(const KeySet& set, const F& f) {
     if (set.name.starts_with("index")) {
       // One block, or two neighbours; RocksDB adds its two range sentinels' blocks.
       const std::size_t allowed = IsRocksDbBloom<F>() ? 4 : 2;
-      EXPECT_LE(NonEmptyBlocks(f.bytes()), allowed) << "keys spread over blocks";
+      EXPECT_LE(NonEmptyBlocks(f.bytes(), kBlockBytes<F>), allowed) << "keys spread over blocks";
     }
   } else if constexpr (IsLevelDb<F>()) {
 #ifdef AMQ_HAVE_LEVELDB
@@ -625,8 +635,8 @@ Outcome RunSet(const KeySet& set) {
   const Interval band = BinomialBand(probes.size(), out.theory);
   if (predicted.fpr_above_theory) {
     // The overloaded block passes nearly every query sent to it; the empty blocks none.
-    const std::size_t blocks = f.bytes().size() / 64;
-    const double hot = static_cast<double>(NonEmptyBlocks(f.bytes())) / blocks;
+    const std::size_t blocks = f.bytes().size() / kBlockBytes<F>;
+    const double hot = static_cast<double>(NonEmptyBlocks(f.bytes(), kBlockBytes<F>)) / blocks;
     out.bound = BinomialBand(probes.size(), hot).high / probes.size();
     out.note = "one block overloaded (by design): FPR ~ non-empty blocks / blocks = " +
                std::to_string(hot);

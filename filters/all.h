@@ -7,7 +7,9 @@
 #include "filters/acf.h"
 #include "filters/binary_fuse.h"
 #include "filters/blocked_bloom.h"
+#include "filters/blocked_bloom256.h"
 #include "filters/bloom.h"
+#include "filters/counting_bloom.h"
 #include "filters/cqf.h"
 #include "filters/cuckoo.h"
 #ifdef AMQ_HAVE_LEVELDB
@@ -25,7 +27,8 @@
 
 namespace amq {
 
-using AllFilters = TypeList<Bloom, BlockedBloom, Cuckoo<0>, Cuckoo<8>, Cuckoo<12>, Cuckoo<16>,
+using AllFilters = TypeList<Bloom, BlockedBloom, BlockedBloom256, CountingBloom,
+                            Cuckoo<0>, Cuckoo<8>, Cuckoo<12>, Cuckoo<16>,
                             Cuckoo<12, 2>, Cuckoo<12, 8>, Cuckoo<0, 4, CuckooInsert::kSurvey>,
                             Xor8, Xor16, Xor<0>,
                             BinaryFuse8, BinaryFuse16, BinaryFuse<0, 3>, BinaryFuse8x4,

@@ -63,13 +63,22 @@ inline double BloomFpr(int probes, double keys, double bits) {
   return std::pow(1.0 - std::exp(-probes * keys / bits), probes);
 }
 
-// ---- split-block Bloom (filters/blocked_bloom.h) -------------------------------------------
+// ---- split-block Bloom (filters/blocked_bloom.h, blocked_bloom256.h) -----------------------
 
-inline constexpr double kBlockedBloomBlockBits = 512;
+// A split-block layout: blocks of 8 words, a key setting one bit in each word of one block
+// (k = 8). Ours has 512-bit blocks of 64-bit words; Parquet's (blocked_bloom256) 256-bit
+// blocks of 32-bit words.
+struct SplitBlockShape {
+  double block_bits;
+  double word_bits;
+};
+inline constexpr SplitBlockShape kBlockedBloomShape{512, 64};
+inline constexpr SplitBlockShape kParquetBloomShape{256, 32};
+inline constexpr double kBlockedBloomBlockBits = kBlockedBloomShape.block_bits;
 
-// sum_j Pois(j; lambda) (1 - (1 - 1/64)^j)^8, lambda keys per 512-bit block: a block holding j
-// keys has each of its 8 words' probed bit set with probability 1 - (1 - 1/64)^j.
-inline double BlockedBloomFpr(double keys_per_block) {
+// sum_j Pois(j; lambda) (1 - (1 - 1/w)^j)^8, lambda keys per block of 8 w-bit words: a block
+// holding j keys has each of its 8 words' probed bit set with probability 1 - (1 - 1/w)^j.
+inline double SplitBlockFpr(double keys_per_block, double word_bits) {
   if (keys_per_block <= 0) return 0.0;
   // Sum the Poisson mixture in log space so large lambda does not underflow e^-lambda.
   const double lambda = keys_per_block;
@@ -77,45 +86,98 @@ inline double BlockedBloomFpr(double keys_per_block) {
   double fpr = 0;
   for (int j = 0; j <= last; ++j) {
     const double log_p = j * std::log(lambda) - lambda - std::lgamma(j + 1.0);
-    fpr += std::exp(log_p) * std::pow(1.0 - std::pow(1.0 - 1.0 / 64, j), 8);
+    fpr += std::exp(log_p) * std::pow(1.0 - std::pow(1.0 - 1.0 / word_bits, j), 8);
   }
   return fpr;
 }
 
-// The same FPR at B bits per key: lambda = 512 / B keys per block.
-inline double BlockedBloomFprAtBitsPerKey(double bits_per_key) {
-  return BlockedBloomFpr(kBlockedBloomBlockBits / bits_per_key);
+// The same FPR at B bits per key: lambda = block bits / B keys per block.
+inline double SplitBlockFprAtBitsPerKey(double bits_per_key, SplitBlockShape shape) {
+  return SplitBlockFpr(shape.block_bits / bits_per_key, shape.word_bits);
 }
 
 // The filter's size for --fpr eps: the smallest bits/key on a grid of 0.01 from 1 (up to 256)
 // whose FPR is at most eps. theory() reports it. The scan costs up to 25,500 Poisson sums: a
 // benchmark that constructs a small filter per iteration (untimed, but its wall time) spent
-// minutes in it. The last answer is kept per thread, so repeated constructions at one target
-// scan once, with the very same result.
-inline double BlockedBloomBitsPerKeyFor(double fpr) {
-  thread_local double last_fpr = -1, last_bits = 0;
-  if (fpr == last_fpr) return last_bits;
+// minutes in it. The last answer is kept per thread and shape, so repeated constructions at
+// one target scan once, with the very same result.
+inline double SplitBlockBitsPerKeyFor(double fpr, SplitBlockShape shape) {
+  thread_local double last_fpr = -1, last_bits = 0, last_block_bits = 0;
+  if (fpr == last_fpr && shape.block_bits == last_block_bits) return last_bits;
   double bits = 1.0;
-  while (bits < 256 && BlockedBloomFprAtBitsPerKey(bits) > fpr) bits += 0.01;
+  while (bits < 256 && SplitBlockFprAtBitsPerKey(bits, shape) > fpr) bits += 0.01;
   last_fpr = fpr;
   last_bits = bits;
+  last_block_bits = shape.block_bits;
   return bits;
 }
 
 // The family curve: the bits/key whose FPR is exactly eps, by 60 halvings of [1, 256] (the
 // upper end of the last interval: its FPR is at most eps). Continuous where the filter's size
 // above steps by 0.01, so the curve shows what the grid costs.
-inline double BlockedBloomBitsPerKey(double fpr) {
+inline double SplitBlockBitsPerKey(double fpr, SplitBlockShape shape) {
   double lo = 1.0, hi = 256.0;
   for (int i = 0; i < 60; ++i) {
     const double mid = (lo + hi) / 2;
-    if (BlockedBloomFprAtBitsPerKey(mid) <= fpr) {
+    if (SplitBlockFprAtBitsPerKey(mid, shape) <= fpr) {
       hi = mid;
     } else {
       lo = mid;
     }
   }
   return hi;
+}
+
+// blocked_bloom's (512-bit blocks, 64-bit words) instances of the four above.
+inline double BlockedBloomFpr(double keys_per_block) {
+  return SplitBlockFpr(keys_per_block, kBlockedBloomShape.word_bits);
+}
+inline double BlockedBloomFprAtBitsPerKey(double bits_per_key) {
+  return SplitBlockFprAtBitsPerKey(bits_per_key, kBlockedBloomShape);
+}
+inline double BlockedBloomBitsPerKeyFor(double fpr) {
+  return SplitBlockBitsPerKeyFor(fpr, kBlockedBloomShape);
+}
+inline double BlockedBloomBitsPerKey(double fpr) {
+  return SplitBlockBitsPerKey(fpr, kBlockedBloomShape);
+}
+
+// ---- counting Bloom (filters/counting_bloom.h) ---------------------------------------------
+
+// Fan, Cao, Almeida, Broder, "Summary cache", IEEE/ACM ToN 8(3), 2000, section V.C. The FPR is
+// the Bloom filter's over m counters (BloomFpr); each counter takes kCountingBloomCounterBits.
+inline constexpr int kCountingBloomCounterBits = 4;
+
+// 4 log2(1/eps) / ln 2: a Bloom filter's optimal bits/key at FPR eps, four bits per position.
+inline double CountingBloomBitsPerKey(double fpr) {
+  return kCountingBloomCounterBits * BloomBitsPerKey(fpr);
+}
+
+// The paper's bound on a counter reaching j: Pr(c >= j) <= C(nk, j) / m^j <= (e n k / (j m))^j,
+// and over all m counters Pr(max c >= j) <= m (e n k / (j m))^j; at the optimal k = (m/n) ln 2
+// that is m (e ln 2 / j)^j, and 4-bit counters overflow at j = 16: m (e ln 2 / 16)^16
+// ~ 1.37e-15 m. This general form takes the filter's own n, k and m.
+inline double CountingBloomOverflowBound(double counters, double keys, int probes, int level) {
+  return counters * std::pow(std::exp(1.0) * keys * probes / (level * counters), level);
+}
+
+// The exact tail the bound rounds up: each counter receives Binomial(nk, 1/m) increments (a
+// key's k probes taken as independent), so the expected number of counters at level j or
+// above is m Pr(Bin(nk, 1/m) >= j). Summed from j up in log space: the tail is far below the
+// double's resolution of 1 - Pr(< j) at the optimal k (about 1e-17 per counter at j = 16).
+// Pr(max c >= j) lies between 1 - e^-E and E for this expectation E (union bound).
+inline double CountingBloomCountersAtLeast(double counters, double keys, int probes, int level) {
+  const double trials = keys * probes;
+  if (counters <= 0 || trials < level) return 0.0;
+  const double p = 1.0 / counters;
+  const double mean = trials * p;
+  const double last = std::min(trials, std::max<double>(level, mean) + 40 * std::sqrt(mean + 1) + 200);
+  double tail = 0;
+  for (double j = level; j <= last; ++j) {
+    tail += std::exp(std::lgamma(trials + 1) - std::lgamma(j + 1) - std::lgamma(trials - j + 1) +
+                     j * std::log(p) + (trials - j) * std::log1p(-p));
+  }
+  return counters * tail;
 }
 
 // ---- cuckoo (filters/cuckoo.h) -------------------------------------------------------------

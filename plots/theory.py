@@ -147,6 +147,29 @@ def blocked_bloom(eps):
     return np.atleast_1d(_one("blocked_bloom", "bits_per_key", fpr=eps))
 
 
+def blocked_bloom256(eps):
+    """Bits/key Parquet's split-block Bloom filter (k = 8 in a 256-bit block of 32-bit words)
+    needs for each target, as an array."""
+    return np.atleast_1d(_one("blocked_bloom256", "bits_per_key", fpr=eps))
+
+
+def counting_bloom(eps):
+    """Counting Bloom, 4-bit counters at Bloom's optimal k: 4·log2(1/ε)/ln 2 (Fan et al. 2000)."""
+    return _one("counting_bloom", "bits_per_key", fpr=eps)
+
+
+def counting_bloom_overflow_bound(counters, keys, hash_probes, level: int = 16):
+    """Fan et al.'s bound on Pr(some counter ≥ j): m·(e·n·k/(j·m))^j; m·(e ln 2/16)^16 at the optimal k."""
+    return _one("counting_bloom_overflow_bound", "probability", counters=counters, keys=keys,
+                hash_probes=hash_probes, level=level)
+
+
+def counting_bloom_counters_at_least(counters, keys, hash_probes, level: int = 16):
+    """Expected counters at level j or more: m·Pr(Bin(nk, 1/m) ≥ j), the tail the bound rounds up."""
+    return _one("counting_bloom_counters_at_least", "counters", counters=counters, keys=keys,
+                hash_probes=hash_probes, level=level)
+
+
 def cuckoo(eps, load: float = 0.95, slots_per_bucket: int = 4):
     """f = log2(1/ε) + log2(2b) fingerprint bits at the given load (continuous in ε)."""
     return _one("cuckoo", "bits_per_key", fpr=eps, load=load, slots_per_bucket=slots_per_bucket)
@@ -234,11 +257,13 @@ CURVES = {
     "binary_fuse": ("binary fuse 3-wise 1.125·log2(1/ε) (n = 10^6)", binary_fuse),
     "ribbon": ("Ribbon w=128 1.05·log2(1/ε)", ribbon),
     "quotient": ("RSQF (log2(1/ε)+2.125)/0.95", lambda e: quotient(e, metadata_bits=2.125)),
+    "counting_bloom": ("counting Bloom 4·1.44·log2(1/ε)", counting_bloom),
 }
 
 # Filters whose curve is not their family's.
 FILTER_CURVES = {
     "blocked_bloom": CURVES["blocked_bloom"],
+    "blocked_bloom256": ("split-block Bloom (k=8, 256-bit blocks, Parquet)", blocked_bloom256),
     "binary_fuse_4wise": ("binary fuse 4-wise 1.075·log2(1/ε) (n = 10^6)",
                           lambda e: binary_fuse(e, arity=4)),
     "ribbon_frac": ("Ribbon w=128 fractional 1.05·(lo + q)", ribbon_frac),

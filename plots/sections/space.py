@@ -1,4 +1,5 @@
-"""Bloom, blocked Bloom and cuckoo at two FPR targets: space, FPR and speed side by side."""
+"""Bloom, blocked Bloom, counting Bloom and cuckoo at two FPR targets: space, FPR and speed side by side;
+the counting Bloom filter's claims (four times the space, counter overflow)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import pandas as pd
 
 import math
 
+import reference
 import stats
 import theory
 from report_format import count, pct_ci, table, timing
@@ -36,6 +38,7 @@ def one_run(results: ResultSet, experiment: Experiment, frame: pd.DataFrame) -> 
             SECTION, f"{r['filter']} at ε = {r['target_fpr']:g} needs 1.44·log2(1/ε) bits/key",
             f"{r['bits_per_key']:.3f} against {optimum:.3f}",
             stats.verdict(r["bits_per_key"], optimum, rel_tol=BLOOM_TOL), stats.tolerance_text(BLOOM_TOL)).prose)
+    lines += counting_bloom_checks(results, frame)
     lines.append(common.fpr_chance_check(results, SECTION, frame).prose)
     lines.append(common.false_negative_check(results, SECTION, frame).prose)
     for r in frame[frame["family"] == "cuckoo"].to_dict("records"):
@@ -54,7 +57,8 @@ def one_run(results: ResultSet, experiment: Experiment, frame: pd.DataFrame) -> 
                "query ns (present)", "query ns (absent)", "false neg."], rows),
         "",
         "The family formula is log2(1/ε)/ln 2 for Bloom, the smallest bits/key whose Poisson-mixture"
-        " FPR meets ε for the split-block filter, and f/α for cuckoo at the requested max load α;"
+        " FPR meets ε for the split-block filters, four times Bloom's for the counting Bloom filter (4-bit"
+        " counters), and f/α for cuckoo at the requested max load α;"
         " each before its table is rounded up (to 64-bit words, 64-byte blocks, a power of two of"
         " buckets), which the measured bits/key shows."
         f" The Bloom optimum is log2(1/ε)/ln 2 = {1 / math.log(2):.3f}·log2(1/ε).",
@@ -63,3 +67,73 @@ def one_run(results: ResultSet, experiment: Experiment, frame: pd.DataFrame) -> 
         *[f"- {line}" for line in lines],
         *common.figures(results, experiment.id),
     ])
+
+
+COUNTING_SPACE_TOL = 0.01  # counting Bloom's bits/key against 4 × Bloom's (both round to 64-bit words)
+
+
+def poisson_upper(mean: float, level: float = 0.95) -> int:
+    """The smallest q with Pr(Poisson(mean) <= q) >= level: the most events a rate allows."""
+    q, term = 0, math.exp(-mean)
+    total = term
+    while total < level:
+        q += 1
+        term *= mean / q
+        total += term
+    return q
+
+
+def counting_bloom_checks(results: ResultSet, frame: pd.DataFrame) -> list[str]:
+    """Fan et al.'s counting Bloom filter beside the Bloom filter of the same target: four times
+    the bits at the same FPR, and its 4-bit counters' overflow against the paper's bound (and the
+    counters at 15 against the exact binomial tail the bound rounds up)."""
+    counting = frame[frame["family"] == "counting_bloom"].to_dict("records")
+    if not counting:
+        return []
+    lines = []
+    blooms = {(r["target_fpr"], r["keys_inserted"]): r for r in frame[frame["filter"] == "bloom"].to_dict("records")}
+    for r in counting:
+        bloom = blooms.get((r["target_fpr"], r["keys_inserted"]))
+        if bloom is None:
+            continue
+        ratio = r["bits_per_key"] / bloom["bits_per_key"]
+        claimed = reference.COUNTING_BLOOM_SPACE_RATIO.value
+        lines.append(results.check(
+            SECTION, f"counting Bloom at ε = {r['target_fpr']:g} takes four times a Bloom filter's bits at the same FPR",
+            f"{r['bits_per_key']:.2f} against bloom's {bloom['bits_per_key']:.2f} bits/key: {ratio:.3f}×;"
+            f" FPR {r['fpr'] * 100:.3f}% against {bloom['fpr'] * 100:.3f}%",
+            stats.verdict(ratio, claimed, rel_tol=COUNTING_SPACE_TOL), stats.tolerance_text(COUNTING_SPACE_TOL),
+            measured=ratio, expected=claimed, rel_tol=COUNTING_SPACE_TOL, judged_as="equal").prose)
+    # Overflow: counters that reached 16 (each counted at least once among the increments lost at
+    # 15), over every counting Bloom filter of the run at its own n, k and m, against the rate the
+    # paper's bound allows: at most its 95% Poisson quantile (0 while the bound is far below 1).
+    sized = [r for r in counting if r["saturated_expected"] < 1]
+    if sized:
+        overflows = sum(int(r["counter_overflows"]) for r in sized)
+        bound = sum(float(r["overflow_bound"]) for r in sized)
+        exact = sum(float(r["overflow_expected"]) for r in sized)
+        counters = sum(int(r["counters"]) for r in sized)
+        allowed = poisson_upper(bound)
+        lines.append(results.check(
+            SECTION, "counting Bloom: a 4-bit counter overflows with probability at most m (e ln 2 / 16)^16",
+            f"{overflows} increments lost at 15 over {len(sized)} filters, {counters:,} counters and"
+            f" {sum(int(r['keys_inserted']) for r in sized):,} keys; the bound allows {bound:.2g} overflowing"
+            f" counters (95% Poisson quantile {allowed}; at the optimal k the paper's"
+            f" {reference.COUNTING_BLOOM_OVERFLOW_PER_COUNTER.value:.3g} m = "
+            f"{reference.COUNTING_BLOOM_OVERFLOW_PER_COUNTER.value * counters:.2g}), the exact binomial tail"
+            f" expects {exact:.2g}",
+            stats.verdict(overflows, allowed, abs_tol=0, claim="at_most"), "at most the bound's 95% Poisson quantile",
+            measured=overflows, expected=allowed, abs_tol=0, judged_as="at_most").prose)
+    for r in counting:
+        expected, measured = float(r["saturated_expected"]), int(r["saturated_counters"])
+        if expected < 1:
+            continue
+        tol = 4 * math.sqrt(expected)
+        lines.append(results.check(
+            SECTION, "counting Bloom: counters at 15 follow the binomial tail m Pr(Bin(nk, 1/m) ≥ 15)",
+            f"{r['filter']} with {int(r['keys_inserted']):,} keys in {int(r['counters']):,} counters"
+            f" (k = {int(r['hash_probes'])}): {measured:,} counters at 15 against {expected:,.0f} expected;"
+            f" {int(r['counter_overflows']):,} increments lost",
+            stats.verdict(measured, expected, abs_tol=tol), f"±4 standard deviations ({tol:.0f})",
+            measured=measured, expected=expected, abs_tol=tol, judged_as="equal").prose)
+    return lines
