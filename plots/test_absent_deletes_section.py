@@ -10,7 +10,7 @@ from test_build_failures_section import results as one_experiment
 def cell(filter_name: str, family: str, accepted: int, lost: int, before: int = 0) -> dict:
     return {"record": "cell", "cell_id": filter_name, "experiment": "ad", "kind": "absent_deletes", "seed": 1,
             "filter": filter_name, "family": family, "keys": 1000, "target_fpr": 0.01, "max_load": None,
-            "tables_built": 10, "keys_inserted": 10000, "insert_failures": 0, "load_factor": 0.95,
+            "key_sets": 10, "keys_inserted": 10000, "insert_failures": 0, "load_factor": 0.95,
             "false_negatives": before, "absent_deletes": 10000, "absent_deletes_accepted": accepted,
             "false_negatives_after_absent_deletes": lost}
 

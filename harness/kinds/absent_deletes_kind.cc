@@ -67,13 +67,13 @@ class AbsentDeletesPlan : public ExperimentPlan {
         const std::size_t absent = AbsentFor(n);
         CellPlan c;
         c.identity = {{"kind", "absent_deletes"}, {"filter", std::string(f->name)}, {"keys", n},
-                      {"tables", p_.tables},        {"absent_deletes", absent},
+                      {"key_sets", p_.key_sets},        {"absent_deletes", absent},
                       {"target_fpr", p_.fpr},       {"max_load", p_.max_load}};
         c.cell_id = CellId(c.identity);
         c.seed = p_.seed;
         // In the suite's unit (key operations at ~10^7 a second, runner.h): per table n
         // inserts, two lookups of every member and the absent erases.
-        c.cost = double(p_.tables) * (3.0 * double(n) + double(absent));
+        c.cost = double(p_.key_sets) * (3.0 * double(n) + double(absent));
         c.label = std::string(f->name) + " n=" + std::to_string(n);
         cells_.push_back({f, n, RunTableFor(f->name, AllFilters{})});
         plans_.push_back(std::move(c));
@@ -89,7 +89,7 @@ class AbsentDeletesPlan : public ExperimentPlan {
     TableCounts sum;
     double load_sum = 0;
     std::vector<std::uint64_t> members(cell.n), absent(absent_count);
-    for (std::size_t table = 0; table < p_.tables; ++table) {
+    for (std::size_t table = 0; table < p_.key_sets; ++table) {
       // Table `table`: members, absent keys (the other key stream: never a member) and the
       // hash seed all from seed + table, so tables are independent draws.
       const std::uint64_t seed = SpreadSeed(p_.seed + table);
@@ -113,12 +113,12 @@ class AbsentDeletesPlan : public ExperimentPlan {
     r["keys"] = cell.n;
     r["target_fpr"] = p_.fpr;
     r["max_load"] = p_.max_load > 0 ? Json(p_.max_load) : Json(nullptr);
-    r["tables_built"] = p_.tables;
+    r["key_sets"] = p_.key_sets;
     r["keys_inserted"] = sum.held;
-    r["insert_failures"] = cell.n * p_.tables - sum.held;
-    r["load_factor"] = load_sum / double(p_.tables);
+    r["insert_failures"] = cell.n * p_.key_sets - sum.held;
+    r["load_factor"] = load_sum / double(p_.key_sets);
     r["false_negatives"] = sum.false_negatives;
-    r["absent_deletes"] = absent_count * p_.tables;
+    r["absent_deletes"] = absent_count * p_.key_sets;
     r["absent_deletes_accepted"] = sum.accepted;
     r["false_negatives_after_absent_deletes"] = sum.false_negatives_after;
     return {r};
@@ -154,7 +154,7 @@ const ParamSpec kAbsentDeletesParams[] = {
     {"filters", ParamType::kFilters, {}, "erasable filters (erasable = true)"},
     {"seed", ParamType::kInt, AtLeast(0), "table i draws its members, absent keys and hash seed from seed + i (default: the suite's)"},
     {"keys", ParamType::kIntList, Between(1, 1e9), "members inserted per table, one cell per n"},
-    {"tables", ParamType::kInt, Between(1, 1e6), "independent tables built per filter and n (default 10)"},
+    {"key_sets", ParamType::kInt, Between(1, 1e6), "independent tables built per filter and n, key set i from seed + i (default 10)"},
     {"absent_deletes", ParamType::kInt, Between(1, 1e9), "absent keys erased per table (default: n)"},
     {"fpr", ParamType::kNum, Open(0, 1), "target FPR (default 0.01)"},
     {"max_load", ParamType::kNum, OpenClosed(0, 1), "table fill limit (default: the family's)"},
@@ -170,7 +170,7 @@ std::unique_ptr<ExperimentPlan> AbsentDeletesPlanFrom(const PlanInput& in) {
   }
   if (!in.Has("keys")) throw InputError("give " + in.Name("keys"));
   a.keys = in.params["keys"].get<std::vector<std::size_t>>();
-  a.tables = in.Get("tables", a.tables);
+  a.key_sets = in.Get("key_sets", a.key_sets);
   a.absent_deletes = in.Get<std::size_t>("absent_deletes", 0);
   a.fpr = in.Get("fpr", a.fpr);
   a.max_load = in.Get("max_load", 0.0);
@@ -188,7 +188,7 @@ const KindSpec kAbsentDeletesKind{
     "absent_deletes", "false negatives caused by deleting keys never inserted, in every erasable filter",
     {std::begin(kAbsentDeletesParams), std::end(kAbsentDeletesParams)}, true, false, &AbsentDeletesPlanFrom,
     {
-        {"tables_built", "integer", "count", "independent tables built (table i: members, absent keys and hash seed from seed + i)", "absent_deletes"},
+        // key_sets: declared once, with build_failures' fields.
         {"absent_deletes", "integer", "count", "keys never inserted that were erased, over all tables", "absent_deletes"},
         {"absent_deletes_accepted", "integer", "count", "absent deletes the filter accepted (the absent key matched a member's fingerprint: a false positive)", "absent_deletes"},
         {"false_negatives_after_absent_deletes", "integer", "keys", "members not found after the absent deletes, over all tables (the AMQ survey's effect, not a broken filter; false_negatives is the build's invariant, before them)", "absent_deletes"},

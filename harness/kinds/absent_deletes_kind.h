@@ -8,7 +8,7 @@
 // fingerprint, so an absent key that is a false positive matches a member's fingerprint, and
 // erasing it removes that member's copy.
 //
-// For each erasable filter and each n, `tables` independent tables (table i: members, absent
+// For each erasable filter and each n, `key_sets` independent tables (table i: members, absent
 // keys and hash seed from seed + i) are built by inserting n members, untimed. Every member is
 // looked up first: false_negatives is the usual invariant, which must be 0 (a cell with one is
 // broken). Then `absent_deletes` keys disjoint from the members are erased (the filter accepts
@@ -32,7 +32,7 @@ namespace amq {
 struct AbsentDeletesParams {
   std::vector<const FilterEntry*> filters;  // erasable filters only
   std::vector<std::size_t> keys;            // members per table, one cell per n
-  std::size_t tables = 10;
+  std::size_t key_sets = 10;  // independent tables, as the filters and build_failures kinds call them
   std::size_t absent_deletes = 0;           // absent keys erased per table; 0: as many as n
   double fpr = 0.01;
   double max_load = 0;                      // 0: the family's default

@@ -15,7 +15,7 @@ namespace {
 TEST(AbsentDeletes, FalsePositiveDeletesCostMembersButTheBuildLosesNone) {
   // f = 4 at eps = 1/2 (cuckoo: 4 + 3 = 7 bits; quotient: r = 1 .. 2): many absent keys match
   // a member, so a few thousand deletes accept some in every table.
-  const Json params = {{"keys", {2000}}, {"tables", 3}, {"fpr", 0.5}, {"seed", 5}};
+  const Json params = {{"keys", {2000}}, {"key_sets", 3}, {"fpr", 0.5}, {"seed", 5}};
   const std::vector<std::string> names = {"cuckoo", "cuckoo_survey_insert", "quotient", "rsqf", "cqf"};
   const auto plan = kAbsentDeletesKind.plan(KindInput(kAbsentDeletesKind, params, names));
   ASSERT_EQ(plan->cells().size(), names.size());
@@ -49,7 +49,7 @@ TEST(AbsentDeletes, RefusesFiltersThatCannotErase) {
   EXPECT_THROW(kAbsentDeletesKind.plan(KindInput(kAbsentDeletesKind, {{"keys", {100}}}, {"bloom"})), InputError);
   EXPECT_THROW(kAbsentDeletesKind.plan(KindInput(kAbsentDeletesKind, {{"keys", {100}}}, {"xor8"})), InputError);
   EXPECT_THROW(kAbsentDeletesKind.plan(KindInput(kAbsentDeletesKind, Json::object(), {"cuckoo"})), InputError);
-  EXPECT_THROW(CheckParam(*kAbsentDeletesKind.Find("tables"), 0, "tables"), InputError);
+  EXPECT_THROW(CheckParam(*kAbsentDeletesKind.Find("key_sets"), 0, "key_sets"), InputError);
 }
 
 }  // namespace

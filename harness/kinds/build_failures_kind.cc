@@ -171,7 +171,7 @@ const KindSpec kBuildFailuresKind{
     "build_failures", "how often a static filter's first build fails, and the attempts it needs, against n",
     {std::begin(kBuildFailuresParams), std::end(kBuildFailuresParams)}, true, false, &BuildFailuresPlanFrom,
     {
-        {"key_sets", "integer", "count", "independent key sets built (key set i from seed + i)", "build_failures"},
+        {"key_sets", "integer", "count", "independent key sets built (key set i: its keys and hash seed from seed + i)", "build_failures, absent_deletes"},
         {"first_build_failures", "integer", "count", "key sets whose first build attempt failed (a retry, or no filter at all)", "build_failures"},
         {"first_build_failure_share", "number", "fraction", "first_build_failures / key_sets", "build_failures"},
         {"first_build_failure_ci_low", "number", "fraction", "lower end of the share's 95% Wilson interval over the key sets (independent draws)", "build_failures"},

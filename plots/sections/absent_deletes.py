@@ -40,10 +40,10 @@ def render(results: ResultSet) -> str | None:
             SECTION, f"deleting keys never inserted can cause false negatives: {r['filter']}",
             f"{r['filter']}: {lost:,} members lost [{low:,.0f}, {high:,.0f}] after {deletes:,} absent deletes"
             f" ({accepted:,} accepted)"
-            f" over {count(r['tables_built'])} tables of {count(r['keys'])} keys",
+            f" over {count(r['key_sets'])} tables of {count(r['keys'])} keys",
             stats.verdict(lost, 1, claim="at_least"), "at least 1",
             measured=float(lost), expected=1.0, judged_as="at_least")
-        rows.append([r["filter"], r["family"], count(r["keys"]), count(r["tables_built"]), f"{r['load_factor']:.3f}",
+        rows.append([r["filter"], r["family"], count(r["keys"]), count(r["key_sets"]), f"{r['load_factor']:.3f}",
                      count(r["false_negatives"]), count(deletes), f"{count(accepted)} ({accepted / deletes:.3%})",
                      f"{count(lost)} [{low:,.0f}, {high:,.0f}]",
                      f"{lost / accepted:.3f}" if accepted else "–", check.cell])
