@@ -18,8 +18,9 @@
 //   cuckoo_4x1         4 x 1   f-bit fingerprint h(x)             nothing (control)
 //   cuckoo_2x4         2 x 4   f-bit fingerprint h(x)             nothing (control)
 //   acf_cyclic         4 x 1   s selector bits a, f-s bits h(x,a) a <- a+1 mod 2^s, refingerprint
-//   acf_cyclic_ranges  4 x 1   one f-bit code: selector 0 owns a  as acf_cyclic
-//                              larger share of the code space
+//   acf_cyclic_ranges  4 x 1   one f-bit code: selector 0 owns   a <- a+1 mod 2^s+1, refingerprint
+//                              half the code space, selectors
+//                              1..2^s share the other half
 //   acf_swapping       2 x 4   f bits h(x, position in bucket)    swap with a random other
 //                                                                 slot of the bucket
 //   acf_cuckooing      k x 1   f-bit fingerprint h(x)             move to table beta+1 mod k,
@@ -67,17 +68,15 @@
 // ceil(log2(d b / eps)) plus the selector bits; --bits-per-key B gives floor(B * max_load)
 // bits per slot. The adapt command sizes them directly with AcfParams.
 //
-// "Different ranges" (acf_cyclic_ranges): the ACF paper observes that most slots keep selector
-// 0, so selector 0 should own most of the code space. Here the 2^f codes are split as: each
-// selector j >= 1 owns 2^(f-s-1) codes (half of an equal share), selector 0 owns the rest
-// (minus the empty code). At f = 8, s = 2: R_0 = 159, R_1..3 = 32; plain cyclic: R = 63 each.
-// The exact split the paper used is a parameter of theirs we could not check; this one is ours.
-// Searched for it (issue 25, item 6): the stored public references (docs, pages and code corpora:
-// "adaptive cuckoo filters different ranges hash selector", the arXiv 1704.06818 / ar5iv text,
-// the ACM JEA 2020 record, "selector 0 larger range of fingerprint values") hold the paper's
-// abstract and opening pages but not the passage with the split, and the Support Optimality paper
-// describes only the plain Cyclic ACF (every selector maps into all 2^f codes). Until the paper's
-// split is found, acf_cyclic_ranges stays labelled ours.
+// "Different ranges" (acf_cyclic_ranges), as the ACF paper's JEA 2020 version defines it: most
+// slots keep selector 0, so selector 0 should own most of the code space. With s selector bits
+// and skew r, the f-bit code of a slot holds one of 2^s + 1 selectors: selector 0 owns
+// 2^f (1 - 2^-r) codes and each selector j in 1 .. 2^s owns 2^(f-s-r); a fix moves the slot's
+// selector to j+1 mod (2^s + 1). Here r = 1, the skew of the authors' published example
+// (README of github.com/pontarelli/ACF, which accompanies that paper: "-b 2 -k 1"; facts only,
+// no code taken). At f = 8, s = 2: R_0 = 127 (128 minus the empty code), R_1..4 = 32 each;
+// plain cyclic: R = 63 each. A fresh key's FPR is d alpha / 127 instead of d alpha / 63, and a
+// fixed false positive recurs with probability 1/32 per fix instead of 1/64.
 //
 // Inserts (all variants): first free slot among the candidates, else a bounded random walk
 // (max_kicks evictions, each evicted element to a random other table); a failed walk is undone
@@ -185,8 +184,8 @@ constexpr std::string_view ParametersFor(AcfKind k) {
     case AcfKind::kCyclic:
       return "4 x 1, 2 selector bits + f-2 fingerprint bits; --fpr eps: f = ceil(log2(4/eps))+2";
     case AcfKind::kCyclicRanges:
-      return "4 x 1, f-bit code split: selectors 1..3 own 2^(f-3) codes each, selector 0 the "
-             "rest; --fpr eps: f = ceil(log2(4/eps))+2";
+      return "4 x 1, f-bit code split: selector 0 owns 2^(f-1) codes, selectors 1..4 2^(f-3) "
+             "each (skew 1); --fpr eps: f = ceil(log2(4/eps))+2";
     case AcfKind::kSwapping:
       return "2 x 4, fingerprint depends on the slot's position; --fpr eps: f = ceil(log2(8/eps))";
     case AcfKind::kCuckooing:
@@ -223,6 +222,7 @@ class AdaptiveCuckoo {
   static constexpr int kDefaultSelectorBits = kCyclicKind ? 2 : 0;
   static constexpr int kMaxTables = 8;
   static constexpr int kMaxCandidates = 8;  // d * b for every layout allowed
+  static constexpr int kMaxRanges = 17;     // 2^4 + 1: four selector bits with different ranges
   static constexpr int kRebuildAttempts = 16;
   static constexpr double kDefaultMaxLoad = 0.95;
   static constexpr std::string_view kName = acf_detail::NameFor(kKind);
@@ -408,6 +408,7 @@ class AdaptiveCuckoo {
   const RemoteStore& remote() const { return remote_; }
   std::uint64_t slot_value(std::size_t slot) const { return slots_.get(slot); }
   std::uint64_t stored_with_selector(int r) const { return per_range_[r]; }
+  int selector_of_code(std::uint64_t code) const { return RangeOf(code); }
 
   // Which slots hold `key` (by the remote store) and which candidate slots collide with it:
   // for tests and for building adversarial query sets.
@@ -464,7 +465,7 @@ class AdaptiveCuckoo {
   // in that slot's state, and the counts add up. Empty string when consistent.
   std::string CheckConsistency() const {
     std::size_t used = 0;
-    std::array<std::uint64_t, 16> per_range{};
+    std::array<std::uint64_t, kMaxRanges> per_range{};
     for (std::size_t slot = 0; slot < slots_.size(); ++slot) {
       const std::uint64_t v = slots_.get(slot);
       if (remote_.used(slot) != (v != 0)) {
@@ -504,7 +505,12 @@ class AdaptiveCuckoo {
     return kTakesTables && p.tables > 0 ? p.tables : kDefaultTables;
   }
 
-  int ranges() const { return kCyclicKind ? 1 << selector_bits_ : 1; }
+  // Selector values: 2^s for the Cyclic ACF; 2^s + 1 with different ranges (selector 0 and
+  // 2^s small ranges that together fill the other half of the code space).
+  int ranges() const {
+    if constexpr (kKind == AcfKind::kCyclicRanges) return (1 << selector_bits_) + 1;
+    return kCyclicKind ? 1 << selector_bits_ : 1;
+  }
   double ProbesPerQuery() const { return double(tables_) * kSlotsPerBucket; }
 
   // Code ranges: range r holds the values [lo_[r], lo_[r] + size_[r]). Value 0 is "empty".
@@ -517,6 +523,8 @@ class AdaptiveCuckoo {
         size_[r] = width;
       }
     } else if constexpr (kKind == AcfKind::kCyclicRanges) {
+      // Skew r = 1: selector 0 owns 2^f (1 - 2^-r) = 2^(f-1) codes, each of the 2^s others
+      // 2^(f-s-r) = 2^(f-s-1), so the 2^s + 1 ranges fill the 2^f codes exactly.
       const std::uint64_t small = codes >> (selector_bits_ + 1);
       for (int r = 1; r < ranges(); ++r) {
         lo_[r] = codes - std::uint64_t(ranges() - r) * small;
@@ -701,7 +709,7 @@ class AdaptiveCuckoo {
     if constexpr (kCyclicKind) {
       const std::uint64_t x = remote_.key(slot);
       ++counters_.remote_reads_for_adaptation;
-      const int r = (RangeOf(slots_.get(slot)) + 1) & (ranges() - 1);
+      const int r = (RangeOf(slots_.get(slot)) + 1) % ranges();
       SetSlot(slot, Fingerprint(Hash(x), r, r), x);
     } else if constexpr (kKind == AcfKind::kSwapping) {
       const int j = PositionOf(slot);
@@ -783,7 +791,7 @@ class AdaptiveCuckoo {
     }
     const BitPackedArray<0> saved_slots = slots_;
     const RemoteStore saved_remote = remote_;
-    const std::array<std::uint64_t, 16> saved_ranges = per_range_;
+    const std::array<std::uint64_t, kMaxRanges> saved_ranges = per_range_;
     const std::size_t saved_stored = stored_;
     const std::uint64_t saved_seed = seed_;
     const std::uint64_t saved_kicks = counters_.kicks_total;
@@ -828,9 +836,9 @@ class AdaptiveCuckoo {
   std::size_t buckets_ = 1;  // per table
   BitPackedArray<0> slots_;
   RemoteStore remote_;
-  std::array<std::uint64_t, 16> lo_{};
-  std::array<std::uint64_t, 16> size_{};
-  std::array<std::uint64_t, 16> per_range_{};  // occupied slots per code range (selector)
+  std::array<std::uint64_t, kMaxRanges> lo_{};
+  std::array<std::uint64_t, kMaxRanges> size_{};
+  std::array<std::uint64_t, kMaxRanges> per_range_{};  // occupied slots per code range (selector)
   std::size_t stored_ = 0;
   std::vector<PathStep> path_;
   AcfCounters counters_;

@@ -254,7 +254,7 @@ void ExpectFixesStick(double recurrence_probability_per_fix) {
 
 TEST(AcfFixes, CyclicRecurrenceRateIsOneOverTheNextRange) {
   ExpectFixesStick<AcfCyclic>(1.0 / 64);        // selector 1's range: 2^(8-2) codes
-  ExpectFixesStick<AcfCyclicRanges>(1.0 / 32);  // selectors 1..3 own 2^(8-3) codes
+  ExpectFixesStick<AcfCyclicRanges>(1.0 / 32);  // selectors 1..4 own 2^(8-3) codes
 }
 
 TEST(AcfFixes, SwappingRecurrenceRateIsTwoSlotsOverTheRange) {
@@ -446,9 +446,31 @@ TEST(AcfParamsCheck, SizingFromFilterParams) {
 
 TEST(AcfCyclicRanges, CodeSpaceSplit) {
   AcfCyclicRanges filter(Geometry(8, 1));
-  EXPECT_NEAR(filter.fingerprint_bits(), std::log2(160.0), 1e-12);  // 256 - 3 * 32 codes
+  // The JEA paper's split at skew 1: selector 0 owns 2^(8-1) codes, selectors 1..4 2^(8-3).
+  EXPECT_NEAR(filter.fingerprint_bits(), 7.0, 1e-12);
+  for (std::uint64_t v = 1; v < 256; ++v) {
+    const int expected = v < 128 ? 0 : 1 + static_cast<int>((v - 128) / 32);
+    ASSERT_EQ(filter.selector_of_code(v), expected) << v;
+  }
   AcfCyclic plain(Geometry(8, 1));
   EXPECT_EQ(plain.fingerprint_bits(), 6);
+}
+
+// A fix moves the slot to the next of the 2^s + 1 selectors, so a slot fixed five times at
+// s = 2 is back at selector 0 (a power-of-two wrap would skip selector 4).
+TEST(AcfCyclicRanges, FixesCycleThroughAllFiveSelectors) {
+  AcfCyclicRanges filter(Geometry(8, 3));
+  ASSERT_TRUE(filter.insert(42));
+  std::size_t slot = 0;
+  while (filter.slot_value(slot) == 0) ++slot;
+  std::vector<int> selectors{filter.selector_of_code(filter.slot_value(slot))};
+  for (std::uint64_t q = 1000; selectors.size() < 11; ++q) {
+    if (filter.query_and_adapt(q).answer == AcfAnswer::kFalsePositive) {
+      selectors.push_back(filter.selector_of_code(filter.slot_value(slot)));
+    }
+  }
+  EXPECT_EQ(selectors, (std::vector<int>{0, 1, 2, 3, 4, 0, 1, 2, 3, 4, 0}));
+  EXPECT_TRUE(filter.contains(42));
 }
 
 }  // namespace

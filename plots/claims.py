@@ -342,7 +342,8 @@ CLAIMS = (
           kind=COMPARISON, conditions=Conditions(workload="network traces")),
     Claim(SUPPORT, SUPPORT, "Cyclic and Swapping ACFs may incur Ω(n) false positives with |Q| = O(1)", "Ω(n)",
           (Measure("adaptive", "acf_cyclic_ranges, state-reading adversary", like_for_like=False,
-                   unlike="our split of the code space between selectors, not the ACF paper's"),
+                   unlike="the ACF paper's JEA variant with different ranges (selector 0 owns half the codes);"
+                          " the Support Optimality paper's Cyclic ACF gives every selector all 2^f"),
            Measure("adaptive", "Cyclic and Swapping ACFs may incur Ω(n)")),
           "Measured with one adversary (adapt_state_reading): it reads which slots a non-member collides with"
           " and spends at most D distinct queries on the bucket of its first false positive; Ω(n) is judged as"
