@@ -84,7 +84,7 @@ template <int b, int s, CuckooInsert r> constexpr bool kIsCuckoo<Cuckoo<b, s, r>
 template <class F> constexpr bool kIsXor = false;
 template <int b> constexpr bool kIsXor<Xor<b>> = true;
 template <class F> constexpr int kFuseArity = 0;
-template <int b, int a> constexpr int kFuseArity<BinaryFuse<b, a>> = a;
+template <int b, int a, FuseSizing s> constexpr int kFuseArity<BinaryFuse<b, a, s>> = a;
 template <class F> constexpr bool kIsFuse = kFuseArity<F> != 0;
 template <class F> constexpr bool kIsRibbon = false;
 template <int w> constexpr bool kIsRibbon<Ribbon<w>> = true;

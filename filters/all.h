@@ -32,7 +32,7 @@ using AllFilters = TypeList<Bloom, BlockedBloom, BlockedBloom256, CountingBloom,
                             Cuckoo<12, 2>, Cuckoo<12, 8>, Cuckoo<0, 4, CuckooInsert::kSurvey>,
                             Xor8, Xor16, Xor<0>,
                             BinaryFuse8, BinaryFuse16, BinaryFuse<0, 3>, BinaryFuse8x4,
-                            BinaryFuse16x4, BinaryFuse<0, 4>, Ribbon128, Ribbon64, RibbonFrac,
+                            BinaryFuse16x4, BinaryFuse<0, 4>, BinaryFuse8Paper, Ribbon128, Ribbon64, RibbonFrac,
                             QuotientFilter, Rsqf, Cqf,
                             Cuckoo4x1, Cuckoo2x4, AcfCyclic, AcfCyclicRanges, AcfSwapping,
                             AcfCuckooing, AcfCuckooingFirstFree, AcfCuckooing2x4

@@ -17,6 +17,11 @@
 //           size factor = max(1.075, 0.77 + 0.305 ln 600000 / ln n)
 //   L is capped at 2^18 (the in-segment offsets take 18-bit fields of the hash);
 //   S = max(1, ceil(n * factor / L) - (a - 1)); array = (S + a - 1) L slots.
+//   Ours (3-wise) then halves L, down to 256, while S < 32 and S L < 1.12 n: the same
+//   n * factor slots in shorter segments, so the segments that carry every key are not too
+//   thin. With the paper's L exactly, 97% of first builds failed at n = 11,486 and some key
+//   sets got no filter (fuse_detail::GeometryFor says why); binary_fuse8_paper keeps the
+//   paper's geometry as the control.
 // Theory, n distinct keys, k-bit fingerprints:
 //   FPR      = 2^-k
 //   bits/key = size factor(n) * k, the paper's factor above (at n = 10^6: 1.125 k for 3-wise,
@@ -48,8 +53,14 @@
 
 namespace amq {
 
+// kOurs: the paper's array with segments shortened where its middle would be too thin
+// (fuse_detail::GeometryFor); kPaper: the paper's geometry exactly, kept beside it so the
+// build_failures experiment shows what the change fixed (binary_fuse8_paper).
+enum class FuseSizing { kOurs, kPaper };
+
 namespace fuse_detail {
-constexpr std::string_view NameFor(int bits, int arity) {
+constexpr std::string_view NameFor(int bits, int arity, FuseSizing sizing) {
+  if (sizing == FuseSizing::kPaper) return "binary_fuse8_paper";
   if (arity == 3) {
     return bits == 8 ? "binary_fuse8" : bits == 16 ? "binary_fuse16" : "binary_fuse";
   }
@@ -65,28 +76,73 @@ struct Geometry {
   double formula_factor = 0;
 };
 
-inline Geometry GeometryFor(std::size_t n, int arity) {
+// The slots of an array of whole segments of `length` holding at least `capacity` slots.
+inline Geometry SegmentsFor(std::size_t capacity, std::uint32_t length, int arity) {
+  Geometry g;
+  g.segment_length = length;
+  const std::size_t segments = (capacity + length - 1) / length;
+  g.segment_count = static_cast<std::uint32_t>(
+      segments > static_cast<std::size_t>(arity - 1) ? segments - (arity - 1) : 1);
+  g.slots = static_cast<std::size_t>(g.segment_count + arity - 1) * length;
+  return g;
+}
+
+// The paper's geometry, exactly (Section 4's L and size factor).
+inline Geometry PaperGeometryFor(std::size_t n, int arity) {
   const double nd = static_cast<double>(std::max<std::size_t>(n, 2));
   const double log_n = std::log(nd);
   const int shift = arity == 3 ? static_cast<int>(std::floor(log_n / std::log(3.33) + 2.25))
                                : static_cast<int>(std::floor(log_n / std::log(2.91) - 0.5));
-  Geometry g;
-  g.segment_length = 1u << std::clamp(shift, 0, 18);
-  g.formula_factor = BinaryFuseSizeFactor(n, arity);
-  const auto capacity =
-      static_cast<std::size_t>(std::llround(static_cast<double>(n) * g.formula_factor));
-  const std::size_t segments = (capacity + g.segment_length - 1) / g.segment_length;
-  g.segment_count = static_cast<std::uint32_t>(
-      segments > static_cast<std::size_t>(arity - 1) ? segments - (arity - 1) : 1);
-  g.slots = static_cast<std::size_t>(g.segment_count + arity - 1) * g.segment_length;
+  const double factor = BinaryFuseSizeFactor(n, arity);
+  const auto capacity = static_cast<std::size_t>(std::llround(static_cast<double>(n) * factor));
+  Geometry g = SegmentsFor(capacity, 1u << std::clamp(shift, 0, 18), arity);
+  g.formula_factor = factor;
   return g;
 }
+
+// What the filter builds: the paper's array, with shorter segments where the paper's leaves
+// the middle too thin (3-wise only). A key's a positions fall in a consecutive segments, so
+// the S segments a first position can take carry all n keys at S L / n slots per key, while
+// the array's factor (S + a - 1) L / n also counts the a - 1 lightly loaded end segments. Just
+// past a step of the paper's L, S is small and rounding n * factor up to whole segments can add
+// almost nothing: S L / n drops far below the factor and most first builds fail. Measured with
+// the paper's geometry (binary_fuse8_paper; build_failures, 100 key sets per n, 64 n per
+// doubling from 100 to 10^5): 97% of first builds failed at n = 11,486 (30 attempts on
+// average, up to 99 of the 100 allowed, and key sets that got no filter at all), 87% at
+// n = 37,399, 74% at n = 3,528; each such n had few segments (S < 32) and S L / n < 1.12.
+// There L is halved: the array stays (n * factor rounded up to a shorter segment never grows)
+// and S doubles, which thickens the middle. Elsewhere the paper's L stands, for measured
+// reasons: below L = 512 a halved L failed more often than the paper's (n = 100 to 300), and
+// at large S long segments are what peels (n ~ 10^6: L = 2048 failed most first builds where
+// the paper's 8192 never did; the 4-wise filter failed at every L below the paper's near
+// n = 6 * 10^5). The 4-wise geometry is the paper's.
+inline constexpr double kMinMiddleFactor3 = 1.12;
+inline constexpr std::uint32_t kFewSegments = 32;
+inline constexpr std::uint32_t kShortestHalvedSegment = 256;
+
+inline Geometry GeometryFor(std::size_t n, int arity) {
+  Geometry g = PaperGeometryFor(n, arity);
+  if (arity != 3) return g;
+  const auto capacity = static_cast<std::size_t>(
+      std::llround(static_cast<double>(n) * g.formula_factor));
+  while (g.segment_count < kFewSegments && g.segment_length / 2 >= kShortestHalvedSegment &&
+         static_cast<double>(g.segment_count) * g.segment_length < kMinMiddleFactor3 * n) {
+    const double factor = g.formula_factor;
+    g = SegmentsFor(capacity, g.segment_length / 2, arity);
+    g.formula_factor = factor;
+  }
+  return g;
+}
+
 }  // namespace fuse_detail
 
 // Construction, slot array and lookups: PeeledFilterBase (filters/static_common.h).
-template <int kFixedBits, int kArity>
-class BinaryFuse : public PeeledFilterBase<BinaryFuse<kFixedBits, kArity>, kFixedBits, kArity> {
+template <int kFixedBits, int kArity, FuseSizing kSizing = FuseSizing::kOurs>
+class BinaryFuse
+    : public PeeledFilterBase<BinaryFuse<kFixedBits, kArity, kSizing>, kFixedBits, kArity> {
   static_assert(kArity == 3 || kArity == 4);
+  static_assert(kSizing == FuseSizing::kOurs || (kFixedBits == 8 && kArity == 3),
+                "the paper-sized control exists as binary_fuse8_paper only");
   using Shared = PeeledFilterBase<BinaryFuse, kFixedBits, kArity>;
   using Shared::bits_;
   using Shared::fingerprints_;
@@ -94,10 +150,18 @@ class BinaryFuse : public PeeledFilterBase<BinaryFuse<kFixedBits, kArity>, kFixe
   using Shared::slots_;
 
  public:
-  static constexpr std::string_view kName = fuse_detail::NameFor(kFixedBits, kArity);
+  static constexpr std::string_view kName = fuse_detail::NameFor(kFixedBits, kArity, kSizing);
   // The width is part of the type (cuckoo12, xor8): --fpr does not change the filter.
   static constexpr bool kFixedWidth = kFixedBits != 0;
-  static constexpr std::string_view kFamily = "binary_fuse";
+  // The control has a family of its own, so the family selectors of the space, speed and
+  // FPR experiments do not take it; build_failures names it.
+  static constexpr std::string_view kFamily =
+      kSizing == FuseSizing::kPaper ? "binary_fuse_paper" : "binary_fuse";
+
+  static fuse_detail::Geometry GeometryFor(std::size_t n) {
+    return kSizing == FuseSizing::kPaper ? fuse_detail::PaperGeometryFor(n, kArity)
+                                         : fuse_detail::GeometryFor(n, kArity);
+  }
   static constexpr std::string_view kParameters =
       kFixedBits ? "fixed k; segment length and size factor from n (Graf-Lemire 2022)"
                  : "--fpr eps: k = ceil(log2(1/eps)); --bits-per-key B: k = floor(B/factor(n)); "
@@ -107,7 +171,7 @@ class BinaryFuse : public PeeledFilterBase<BinaryFuse<kFixedBits, kArity>, kFixe
     if constexpr (kFixedBits != 0) {
       return kFixedBits;
     } else {
-      const double factor = fuse_detail::GeometryFor(n, kArity).formula_factor;
+      const double factor = GeometryFor(n).formula_factor;
       const int k = p.bits_per_key > 0
                         ? static_cast<int>(std::floor(p.bits_per_key / factor))
                         : static_cast<int>(std::ceil(std::log2(1.0 / p.fpr_or_default())));
@@ -127,7 +191,7 @@ class BinaryFuse : public PeeledFilterBase<BinaryFuse<kFixedBits, kArity>, kFixe
     std::vector<std::uint64_t> sorted;
     std::vector<std::uint32_t> offsets;
     const auto lay_out = [&](std::span<const std::uint64_t> attempt_keys) {
-      f.SetGeometry(fuse_detail::GeometryFor(attempt_keys.size(), kArity), options.slots_override);
+      f.SetGeometry(GeometryFor(attempt_keys.size()), options.slots_override);
       static_detail::HashAndSortByBucket(attempt_keys, f.seed_, f.segment_count_, offsets, sorted);
       return std::span<std::uint64_t>(sorted);
     };
@@ -216,5 +280,6 @@ using BinaryFuse8 = BinaryFuse<8, 3>;
 using BinaryFuse16 = BinaryFuse<16, 3>;
 using BinaryFuse8x4 = BinaryFuse<8, 4>;
 using BinaryFuse16x4 = BinaryFuse<16, 4>;
+using BinaryFuse8Paper = BinaryFuse<8, 3, FuseSizing::kPaper>;
 
 }  // namespace amq

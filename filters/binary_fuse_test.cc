@@ -52,19 +52,19 @@ TYPED_TEST(FuseTest, RepeatedKeysAreRemovedNotRetriedForever) {
 TEST(BinaryFuse, GeometryFollowsThePaper) {
   // n = 10^6, 3-wise: L = 2^floor(13.8155/1.2030 + 2.25) = 2^13, factor 1.125:
   // 1,125,000 slots -> 138 segments of 8192 -> S = 136, array = 138 * 8192.
-  auto g = fuse_detail::GeometryFor(1000000, 3);
+  auto g = fuse_detail::PaperGeometryFor(1000000, 3);
   EXPECT_EQ(g.segment_length, 8192u);
   EXPECT_DOUBLE_EQ(g.formula_factor, 1.125);
   EXPECT_EQ(g.segment_count, 136u);
   EXPECT_EQ(g.slots, 138u * 8192);
   // 4-wise: L = 2^floor(13.8155/1.0682 - 0.5) = 2^12, factor max(1.075, 1.0637) = 1.075:
   // 1,075,000 -> 263 segments of 4096 -> S = 260.
-  g = fuse_detail::GeometryFor(1000000, 4);
+  g = fuse_detail::PaperGeometryFor(1000000, 4);
   EXPECT_EQ(g.segment_length, 4096u);
   EXPECT_DOUBLE_EQ(g.formula_factor, 1.075);
   EXPECT_EQ(g.slots, 263u * 4096);
   // Small n: the factor grows (0.875 + 0.25 ln 10^6 / ln n) and the array never vanishes.
-  g = fuse_detail::GeometryFor(1000, 3);
+  g = fuse_detail::PaperGeometryFor(1000, 3);
   EXPECT_NEAR(g.formula_factor, 0.875 + 0.25 * std::log(1e6) / std::log(1000.0), 1e-12);
   EXPECT_EQ(g.segment_length, 128u);  // floor(5.738 + 2.25) = 7
   for (std::size_t n : {0, 1, 2}) {
@@ -72,7 +72,48 @@ TEST(BinaryFuse, GeometryFollowsThePaper) {
     EXPECT_GE(fuse_detail::GeometryFor(n, 4).slots, 4u);
   }
   // Large n: the segment length stops at 2^18.
-  EXPECT_EQ(fuse_detail::GeometryFor(std::size_t{1} << 34, 3).segment_length, 1u << 18);
+  EXPECT_EQ(fuse_detail::PaperGeometryFor(std::size_t{1} << 34, 3).segment_length, 1u << 18);
+}
+
+// Ours keeps the paper's slots (or fewer) and halves L (down to 256) only where few segments
+// (S < 32) a first position can take would hold fewer than 1.12 n slots (3-wise); the 4-wise
+// geometry is the paper's.
+TEST(BinaryFuse, OurSegmentsKeepTheMiddleThickEnough) {
+  // n = 12,338: the paper's L = 1024 gives S = 13, 13 * 1024 / 12,338 = 1.079 (96% of first
+  // builds failed there); L = 512 gives S = 28, 1.162, in 30 * 512 = 15,360 slots, the same.
+  auto ours = fuse_detail::GeometryFor(12338, 3), paper = fuse_detail::PaperGeometryFor(12338, 3);
+  EXPECT_EQ(paper.segment_length, 1024u);
+  EXPECT_EQ(paper.segment_count, 13u);
+  EXPECT_EQ(ours.segment_length, 512u);
+  EXPECT_EQ(ours.segment_count, 28u);
+  EXPECT_EQ(ours.slots, paper.slots);
+  // n = 10^6: 136 segments are many (1.114 n): the paper's geometry.
+  ours = fuse_detail::GeometryFor(1000000, 3);
+  EXPECT_EQ(ours.segment_length, 8192u);
+  EXPECT_EQ(ours.slots, 138u * 8192);
+  for (std::size_t n = 100; n <= 20000000; n += n / 37 + 1) {
+    const auto g = fuse_detail::GeometryFor(n, 3);
+    const auto p = fuse_detail::PaperGeometryFor(n, 3);
+    ASSERT_LE(g.slots, p.slots) << "n = " << n;
+    ASSERT_DOUBLE_EQ(g.formula_factor, p.formula_factor);
+    const bool thin = p.segment_count < fuse_detail::kFewSegments &&
+                      double(p.segment_count) * p.segment_length <
+                          fuse_detail::kMinMiddleFactor3 * double(n);
+    if (!thin || p.segment_length < 2 * fuse_detail::kShortestHalvedSegment) {
+      ASSERT_EQ(g.segment_length, p.segment_length) << "n = " << n;
+    } else {
+      ASSERT_LT(g.segment_length, p.segment_length) << "n = " << n;
+      ASSERT_TRUE(g.segment_count >= fuse_detail::kFewSegments ||
+                  g.segment_length == fuse_detail::kShortestHalvedSegment ||
+                  double(g.segment_count) * g.segment_length >=
+                      fuse_detail::kMinMiddleFactor3 * double(n))
+          << "n = " << n;
+    }
+    if (n >= 100000) ASSERT_EQ(g.segment_length, p.segment_length) << "n = " << n;
+    const auto g4 = fuse_detail::GeometryFor(n, 4), p4 = fuse_detail::PaperGeometryFor(n, 4);
+    ASSERT_EQ(g4.segment_length, p4.segment_length);
+    ASSERT_EQ(g4.slots, p4.slots);
+  }
 }
 
 TEST(BinaryFuse, SpaceIsTheRealisedFactorAndTheoryThePapers) {
