@@ -83,6 +83,7 @@ template <class F> constexpr bool kIsCuckoo = false;
 template <int b, int s, CuckooInsert r> constexpr bool kIsCuckoo<Cuckoo<b, s, r>> = true;
 template <class F> constexpr bool kIsXor = false;
 template <int b> constexpr bool kIsXor<Xor<b>> = true;
+template <int b> constexpr bool kIsXor<XorPlus<b>> = true;  // XOR's hash fields
 template <class F> constexpr int kFuseArity = 0;
 template <int b, int a, FuseSizing s> constexpr int kFuseArity<BinaryFuse<b, a, s>> = a;
 template <class F> constexpr bool kIsFuse = kFuseArity<F> != 0;

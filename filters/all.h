@@ -23,6 +23,7 @@
 #endif
 #include "filters/rsqf.h"
 #include "filters/xor.h"
+#include "filters/xor_plus.h"
 #include "core/filter.h"
 
 namespace amq {
@@ -30,7 +31,7 @@ namespace amq {
 using AllFilters = TypeList<Bloom, BlockedBloom, BlockedBloom256, CountingBloom,
                             Cuckoo<0>, Cuckoo<8>, Cuckoo<12>, Cuckoo<16>,
                             Cuckoo<12, 2>, Cuckoo<12, 8>, Cuckoo<0, 4, CuckooInsert::kSurvey>,
-                            Xor8, Xor16, Xor<0>,
+                            Xor8, Xor16, Xor<0>, XorPlus8, XorPlus16,
                             BinaryFuse8, BinaryFuse16, BinaryFuse<0, 3>, BinaryFuse8x4,
                             BinaryFuse16x4, BinaryFuse<0, 4>, BinaryFuse8Paper, Ribbon128, Ribbon64, RibbonFrac,
                             QuotientFilter, Rsqf, Cqf,

@@ -151,8 +151,14 @@ class Peeler {
   // reads every hash before the first removal, so the removal order is written over them and
   // the build touches one 8-byte-per-key buffer, not two (as FastFilter's builds do); Assign
   // then takes the same span.
-  template <class Positions>
-  bool Peel(std::span<std::uint64_t> hashes, std::size_t slots, Positions positions) {
+  //
+  // kLowSlotsLast (Xor+, filters/xor_plus.h): the slots below low_slots are peeled only while no
+  // other slot holds a single key. A key is assigned the slot it was peeled through, so the low
+  // slots take keys only when nothing else can, and most of the array's spare slots end up
+  // there. Any order peels the same hypergraph, so success does not depend on it.
+  template <bool kLowSlotsLast = false, class Positions>
+  bool Peel(std::span<std::uint64_t> hashes, std::size_t slots, Positions positions,
+            std::size_t low_slots = 0) {
     counts_.assign(slots, 0);
     xors_.assign(slots, 0);
     std::array<std::uint32_t, kArity> p;
@@ -174,16 +180,34 @@ class Peeler {
     // A slot is pushed once at most (when its count first reaches 1), so the stack never holds
     // more than `slots`; pushes are branch-free (write, then advance when the count is 1),
     // since whether a random slot's count just reached 1 cannot be predicted.
+    // With kLowSlotsLast the low slots wait on a stack of their own, popped when the first empties.
     stack_.resize(slots + 1);
+    if constexpr (kLowSlotsLast) low_stack_.resize(low_slots + 1);
     std::size_t top = 0;
-    for (std::uint32_t i = 0; i < slots; ++i) {
-      stack_[top] = i;
-      top += (counts_[i] >> 2) == 1;
-    }
+    std::size_t low_top = 0;
+    const auto push = [&](std::uint32_t slot, bool single) {
+      stack_[top] = slot;
+      if constexpr (kLowSlotsLast) {
+        const bool low = slot < low_slots;
+        low_stack_[low_top] = slot;
+        top += single & !low;
+        low_top += single & low;
+      } else {
+        top += single;
+      }
+    };
+    for (std::uint32_t i = 0; i < slots; ++i) push(i, (counts_[i] >> 2) == 1);
     order_found_.resize(hashes.size());
     std::size_t removed = 0;
-    while (top > 0) {
-      const std::uint32_t i = stack_[--top];
+    for (;;) {
+      std::uint32_t i;
+      if (top > 0) {
+        i = stack_[--top];
+      } else if (kLowSlotsLast && low_top > 0) {
+        i = low_stack_[--low_top];
+      } else {
+        break;
+      }
       const std::uint8_t count = counts_[i];
       if ((count >> 2) != 1) continue;  // emptied since it was pushed
       const std::uint64_t h = xors_[i];
@@ -207,10 +231,9 @@ class Peeler {
         const std::uint8_t before = counts_[slot];
         counts_[slot] = static_cast<std::uint8_t>((before - 4) ^ j);
         xors_[slot] ^= h;
-        stack_[top] = slot;
         // Tested on the count before the decrement (2 keys, now 1), which keeps the subtraction
         // off the chain that the next pop waits for.
-        top += (before >> 2) == 2;
+        push(slot, (before >> 2) == 2);
       }
     }
     return removed == hashes.size();
@@ -236,6 +259,7 @@ class Peeler {
   std::vector<std::uint8_t> counts_;
   std::vector<std::uint64_t> xors_;
   std::vector<std::uint32_t> stack_;
+  std::vector<std::uint32_t> low_stack_;
   std::vector<std::uint8_t> order_found_;
 };
 
@@ -315,7 +339,8 @@ class PeeledFilterBase {
   // peels, assign the slots. A repeated key never peels, so after the first failure the repeats
   // are removed (a sort only a failed input pays for) and later attempts size for the distinct
   // keys. BuildFailed after options.max_attempts.
-  template <class LayOut>
+  // kLowSlotsLast: the peel takes the slots below f.LowSlots() last (Peeler::Peel).
+  template <bool kLowSlotsLast = false, class LayOut>
   static void BuildByPeeling(Derived& f, std::span<const std::uint64_t> keys, std::uint64_t seed,
                              const StaticBuildOptions& options, LayOut lay_out) {
     std::vector<std::uint64_t> distinct;
@@ -327,7 +352,13 @@ class PeeledFilterBase {
       f.seed_ = static_detail::AttemptSeed(seed, attempt);
       f.attempts_ = attempt + 1;
       const std::span<std::uint64_t> hashes = lay_out(keys);
-      if (peeler.Peel(hashes, f.slots_, positions)) {
+      bool peeled;
+      if constexpr (kLowSlotsLast) {
+        peeled = peeler.template Peel<true>(hashes, f.slots_, positions, f.LowSlots());
+      } else {
+        peeled = peeler.Peel(hashes, f.slots_, positions);
+      }
+      if (peeled) {
         f.fingerprints_ = Store(f.slots_, f.bits_);
         peeler.Assign(hashes, positions, f.fingerprints_,
                       [&f](std::uint64_t h) { return f.Fingerprint(h); });

@@ -311,6 +311,18 @@ inline double XorBitsPerKeyForFpr(double fpr) {
   return kXorSlotsPerKey * LowerBoundBitsPerKey(fpr);
 }
 
+// ---- Xor+ (filters/xor_plus.h) -------------------------------------------------------------
+
+// rank9's bits per bitmap bit: the bit, and 128 bits of counts per 512 (Vigna, WEA 2008).
+inline constexpr double kRank9BitsPerBit = 1.25;
+
+// (f (1.23 n + 32 - z) + 1.25 (1.23 n + 32) / 3) / n: XOR's slots less the z zero slots left out
+// of the first block, plus that block's bitmap and rank counts.
+inline double XorPlusBitsPerKey(double keys, int fingerprint_bits, double zero_slots) {
+  const double slots = kXorSlotsPerKey * keys + kXorExtraSlots;
+  return (fingerprint_bits * (slots - zero_slots) + kRank9BitsPerBit * slots / 3) / keys;
+}
+
 // ---- binary fuse (filters/binary_fuse.h) ---------------------------------------------------
 
 // The paper's size factor at n keys (n < 2 as 2): 3-wise max(1.125, 0.875 + 0.25 ln 10^6 / ln n),

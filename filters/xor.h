@@ -44,6 +44,15 @@ namespace xor_detail {
 constexpr std::string_view NameFor(int bits) {
   return bits == 8 ? "xor8" : bits == 16 ? "xor16" : bits == 0 ? "xor" : "xor_fixed";
 }
+
+// A key's slot in each of the three blocks of `block` slots (Xor and XorPlus, xor_plus.h): three
+// 21-bit rotations of one hash, each reduced into its block by multiply-shift (no division), so
+// the blocks' ranges draw on different top bits.
+inline void Positions(std::uint64_t h, std::uint64_t block, std::array<std::uint32_t, 3>& p) {
+  p[0] = static_cast<std::uint32_t>(ReduceRange(h, block));
+  p[1] = static_cast<std::uint32_t>(block + ReduceRange(std::rotl(h, 21), block));
+  p[2] = static_cast<std::uint32_t>(2 * block + ReduceRange(std::rotl(h, 42), block));
+}
 }  // namespace xor_detail
 
 // Construction, slot array and lookups: PeeledFilterBase (filters/static_common.h).
@@ -135,12 +144,8 @@ class Xor : public PeeledFilterBase<Xor<kFixedBits>, kFixedBits, 3> {
     block_ = slots / 3;
   }
 
-  // Three positions from three 21-bit rotations of one hash, each reduced into its block
-  // by multiply-shift (no division): the blocks' ranges draw on different top bits.
   void Positions(std::uint64_t h, std::array<std::uint32_t, 3>& p) const {
-    p[0] = static_cast<std::uint32_t>(ReduceRange(h, block_));
-    p[1] = static_cast<std::uint32_t>(block_ + ReduceRange(std::rotl(h, 21), block_));
-    p[2] = static_cast<std::uint32_t>(2 * block_ + ReduceRange(std::rotl(h, 42), block_));
+    xor_detail::Positions(h, block_, p);
   }
 
   std::uint64_t block_ = 0;
