@@ -91,12 +91,14 @@ template <int w, bool homogeneous> constexpr bool kIsRibbon<Ribbon<w, homogeneou
 template <class F> constexpr bool kIsHomogRibbon = false;
 template <int w> constexpr bool kIsHomogRibbon<Ribbon<w, true>> = true;
 template <> constexpr bool kIsRibbon<RibbonFrac> = true;
+template <class F> constexpr bool kIsBumpedRibbon = std::is_same_v<F, BumpedRibbon>;
 template <class F> constexpr bool kIsAcf = false;
 template <AcfKind k> constexpr bool kIsAcf<AdaptiveCuckoo<k>> = true;
 template <class F>
 constexpr bool kIsQuotientFamily =
     std::is_same_v<F, QuotientFilter> || std::is_same_v<F, Rsqf> || std::is_same_v<F, Cqf>;
-template <class F> constexpr bool kIsNativeStatic = kIsXor<F> || kIsFuse<F> || kIsRibbon<F>;
+template <class F> constexpr bool kIsNativeStatic =
+    kIsXor<F> || kIsFuse<F> || kIsRibbon<F> || kIsBumpedRibbon<F>;
 
 template <class F>
 constexpr bool IsLevelDb() {
@@ -365,6 +367,14 @@ std::vector<KeySet> TargetedSets() {
                        kMixedFingerprint,
                        "the start is the only field fixed bits reach (coefficients and result "
                        "bits are multiples of the whole hash): the index sets are that"});
+  } else if constexpr (kIsBumpedRibbon<F>) {
+    // The first layer's start (its top bits also give the bucket); later layers rehash.
+    const std::uint64_t start =
+        TopField(F::BucketsFor(kTargetedKeys, F::kLoad) * bumped_ribbon_detail::kBucketSlots);
+    return FromFields({HashKeyPreimage(static_detail::AttemptSeed(kFilterSeed, 0)), start, 0, 0,
+                       kMixedFingerprint,
+                       "the first layer's start is the only field fixed bits reach; its bucket "
+                       "overflows and bumps its keys to the next layer, hashed anew"});
   } else if constexpr (kIsAcf<F>) {
     return AcfSets<F>(p, spread);
   } else if constexpr (IsLevelDb<F>()) {
@@ -418,7 +428,8 @@ Prediction Predict(const std::string& set) {
     // Every index set puts all 1024 keys on one slot (XOR, fuse: a slot's 6-bit key count
     // overflows) or one start (Ribbon: 1024 equations in 128 columns): attempt 0 cannot work.
     // Homogeneous Ribbon has no failing attempt: its equations are always consistent.
-    if (targeted_index && !kIsHomogRibbon<F>) p.min_attempts = 2;
+    // Bumped Ribbon has none either: an overflowing bucket bumps its keys to the next layer.
+    if (targeted_index && !kIsHomogRibbon<F> && !kIsBumpedRibbon<F>) p.min_attempts = 2;
   } else if constexpr (IsRocksDbRibbon<F>()) {
     p.never_refuses = true;
   } else if constexpr (kIsCuckoo<F>) {

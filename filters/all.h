@@ -9,6 +9,7 @@
 #include "filters/blocked_bloom.h"
 #include "filters/blocked_bloom256.h"
 #include "filters/bloom.h"
+#include "filters/bumped_ribbon.h"
 #include "filters/counting_bloom.h"
 #include "filters/cqf.h"
 #include "filters/cuckoo.h"
@@ -33,7 +34,7 @@ using AllFilters = TypeList<Bloom, BlockedBloom, BlockedBloom256, CountingBloom,
                             Cuckoo<12, 2>, Cuckoo<12, 8>, Cuckoo<0, 4, CuckooInsert::kSurvey>,
                             Xor8, Xor16, Xor<0>,
                             BinaryFuse8, BinaryFuse16, BinaryFuse<0, 3>, BinaryFuse8x4,
-                            BinaryFuse16x4, BinaryFuse<0, 4>, Ribbon128, Ribbon64, RibbonFrac, HomogRibbon64,
+                            BinaryFuse16x4, BinaryFuse<0, 4>, Ribbon128, Ribbon64, RibbonFrac, HomogRibbon64, BumpedRibbon,
                             QuotientFilter, Rsqf, Cqf,
                             Cuckoo4x1, Cuckoo2x4, AcfCyclic, AcfCyclicRanges, AcfSwapping,
                             AcfCuckooing, AcfCuckooingFirstFree, AcfCuckooing2x4

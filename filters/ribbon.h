@@ -328,6 +328,13 @@ inline std::uint64_t Parities(const Row* block, int columns, std::size_t o, Row 
                                          c);
 }
 
+// The layout of a Ribbon whose every block keeps all r columns.
+struct AllColumns {
+  int r;
+  int columns(std::size_t) const { return r; }
+  std::size_t offset(std::size_t block) const { return block * r; }
+};
+
 // Starts loading every cache line of a lookup's 2 columns words (two adjacent blocks).
 template <class Row>
 inline void PrefetchBlocks(const Row* block, int columns) {
@@ -403,11 +410,11 @@ class Ribbon {
     f.starts_ = f.slots_ - kWidth + 1;
     if constexpr (kHomogeneous) {
       f.solved_ = ribbon_detail::SolveHomogeneous<Row, kWidth>(
-          keys, p.seed, f.slots_, f.r_, Columns{f.r_}, HomogRibbonSpanSamples(keys.size()),
+          keys, p.seed, f.slots_, f.r_, ribbon_detail::AllColumns{f.r_}, HomogRibbonSpanSamples(keys.size()),
           f.span_share_);
     } else {
       f.solved_ = ribbon_detail::Solve<Row, kWidth>(keys, p.seed, options.max_attempts, f.slots_,
-                                                    f.r_, Columns{f.r_}, kName);
+                                                    f.r_, ribbon_detail::AllColumns{f.r_}, kName);
     }
     f.keys_ = keys.size() - f.solved_.redundant;
     return f;
@@ -477,13 +484,6 @@ class Ribbon {
   }
 
  private:
-  // Every block keeps all r columns.
-  struct Columns {
-    int r;
-    int columns(std::size_t) const { return r; }
-    std::size_t offset(std::size_t block) const { return block * r; }
-  };
-
   // Standard: the r parities equal the key's fingerprint. Homogeneous: they are all 0.
   bool ContainsHash(std::uint64_t h) const {
     const std::uint64_t s = ReduceRange(h, starts_);
