@@ -402,3 +402,11 @@ COUNTING_BLOOM_OVERFLOW_PER_COUNTER = Figure(1.37e-15, COUNTING_BLOOM_PAPER,
 RIBBON_PAPER = ('Ribbon filter paper (Dillinger, Walzer, "Ribbon filter: practically smaller than Bloom and Xor",'
                 ' arXiv:2103.02515, 2021)')
 HOMOG_RIBBON_FPR_FLOOR = Figure(1.0, RIBBON_PAPER, "homogeneous Ribbon's FPR is a little above 2^-r (FPR / 2^-r ≥ 1)")
+
+# Bumped Ribbon retrieval, BuRR (Dillinger, Hübschle-Schneider, Sanders, Walzer, "Fast Succinct
+# Retrieval and Approximate Membership using Ribbon", SEA 2022, arXiv:2109.01892): space overhead
+# (bits/key ÷ r − 1, thresholds included) around 0.1-0.5% at w = 64. filters/bumped_ribbon.h.
+BURR_PAPER = ('BuRR paper (Dillinger, Hübschle-Schneider, Sanders, Walzer, "Fast Succinct Retrieval and'
+              ' Approximate Membership using Ribbon", SEA 2022)')
+BURR_OVERHEAD_LOW = Figure(0.001, BURR_PAPER, "BuRR's space overhead is around 0.1-0.5% (low end)")
+BURR_OVERHEAD_HIGH = Figure(0.005, BURR_PAPER, "BuRR's space overhead is around 0.1-0.5% (high end)")

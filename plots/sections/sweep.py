@@ -120,6 +120,24 @@ def homog_ribbon_checks(results: ResultSet, built) -> list[str]:
     return lines
 
 
+def burr_overhead_checks(results: ResultSet, built) -> list[str]:
+    """BuRR (filters/bumped_ribbon.h): its space overhead, bits/key ÷ r − 1, lies in the paper's
+    0.1-0.5% range at w = 64."""
+    lines = []
+    low, high = reference.BURR_OVERHEAD_LOW.value, reference.BURR_OVERHEAD_HIGH.value
+    for r in built[built["filter"] == "bumped_ribbon"].to_dict("records"):
+        bits = int(r["fingerprint_bits"])
+        overhead = r["bits_per_key"] / bits - 1
+        where = f"bumped_ribbon at ε = {r['target_fpr']:g} (r = {bits})"
+        evidence = (f"{r['bits_per_key']:.4f} bits/key at r = {bits}: overhead {pct(overhead)}"
+                    f" against the paper's {pct(low)}-{pct(high)}")
+        lines.append(results.check(
+            SECTION, f"{where}: BuRR's space overhead is around 0.1-0.5%", evidence,
+            stats.verdict_interval(overhead, low, high), "the overhead inside the paper's range",
+            measured=overhead, expected=high, judged_as="equal").prose)
+    return lines
+
+
 def bloom_base_check(results: ResultSet, built) -> list[str]:
     """The AMQ survey's Bloom FPR ~ 0.6185^(m/n) at optimal k, against every Bloom cell whose k is
     the whole number nearest (m/n)·ln 2, by the chance count of its 95% intervals."""
@@ -165,6 +183,7 @@ def one_run(results: ResultSet, experiment: Experiment, frame: pd.DataFrame) -> 
              common.false_negative_check(results, SECTION, built).prose]
     lines += ribbon_fractional(results, built)
     lines += homog_ribbon_checks(results, built)
+    lines += burr_overhead_checks(results, built)
     lines += bloom_base_check(results, built)
     return "\n".join([
         *common.heading(results, experiment.id),
