@@ -88,14 +88,18 @@ template <class F> constexpr int kFuseArity = 0;
 template <int b, int a, FuseSizing s> constexpr int kFuseArity<BinaryFuse<b, a, s>> = a;
 template <class F> constexpr bool kIsFuse = kFuseArity<F> != 0;
 template <class F> constexpr bool kIsRibbon = false;
-template <int w> constexpr bool kIsRibbon<Ribbon<w>> = true;
+template <int w, bool homogeneous> constexpr bool kIsRibbon<Ribbon<w, homogeneous>> = true;
+template <class F> constexpr bool kIsHomogRibbon = false;
+template <int w> constexpr bool kIsHomogRibbon<Ribbon<w, true>> = true;
 template <> constexpr bool kIsRibbon<RibbonFrac> = true;
+template <class F> constexpr bool kIsBumpedRibbon = std::is_same_v<F, BumpedRibbon>;
 template <class F> constexpr bool kIsAcf = false;
 template <AcfKind k> constexpr bool kIsAcf<AdaptiveCuckoo<k>> = true;
 template <class F>
 constexpr bool kIsQuotientFamily =
     std::is_same_v<F, QuotientFilter> || std::is_same_v<F, Rsqf> || std::is_same_v<F, Cqf>;
-template <class F> constexpr bool kIsNativeStatic = kIsXor<F> || kIsFuse<F> || kIsRibbon<F>;
+template <class F> constexpr bool kIsNativeStatic =
+    kIsXor<F> || kIsFuse<F> || kIsRibbon<F> || kIsBumpedRibbon<F>;
 
 template <class F>
 constexpr bool IsLevelDb() {
@@ -356,12 +360,22 @@ std::vector<KeySet> TargetedSets() {
     return FromFields({HashKeyPreimage(static_detail::AttemptSeed(kFilterSeed, 0)), h0, 0,
                        h0 | (offsets << 18) | offsets, kMixedFingerprint, ""});
   } else if constexpr (kIsRibbon<F>) {
+    double overhead = F::kOverhead;
+    if constexpr (kIsHomogRibbon<F>) overhead = F::OverheadFor(F::ResultBitsFor(p));
     const std::uint64_t start =
-        TopField(F::SlotsFor(kTargetedKeys, F::kOverhead) - F::kRibbonWidth + 1);
+        TopField(F::SlotsFor(kTargetedKeys, overhead) - F::kRibbonWidth + 1);
     return FromFields({HashKeyPreimage(static_detail::AttemptSeed(kFilterSeed, 0)), start, 0, 0,
                        kMixedFingerprint,
                        "the start is the only field fixed bits reach (coefficients and result "
                        "bits are multiples of the whole hash): the index sets are that"});
+  } else if constexpr (kIsBumpedRibbon<F>) {
+    // The first layer's start (its top bits also give the bucket); later layers rehash.
+    const std::uint64_t start =
+        TopField(F::BucketsFor(kTargetedKeys, F::kLoad) * bumped_ribbon_detail::kBucketSlots);
+    return FromFields({HashKeyPreimage(static_detail::AttemptSeed(kFilterSeed, 0)), start, 0, 0,
+                       kMixedFingerprint,
+                       "the first layer's start is the only field fixed bits reach; its bucket "
+                       "overflows and bumps its keys to the next layer, hashed anew"});
   } else if constexpr (kIsAcf<F>) {
     return AcfSets<F>(p, spread);
   } else if constexpr (IsLevelDb<F>()) {
@@ -414,7 +428,9 @@ Prediction Predict(const std::string& set) {
     p.never_refuses = true;
     // Every index set puts all 1024 keys on one slot (XOR, fuse: a slot's 6-bit key count
     // overflows) or one start (Ribbon: 1024 equations in 128 columns): attempt 0 cannot work.
-    if (targeted_index) p.min_attempts = 2;
+    // Homogeneous Ribbon has no failing attempt: its equations are always consistent.
+    // Bumped Ribbon has none either: an overflowing bucket bumps its keys to the next layer.
+    if (targeted_index && !kIsHomogRibbon<F> && !kIsBumpedRibbon<F>) p.min_attempts = 2;
   } else if constexpr (IsRocksDbRibbon<F>()) {
     p.never_refuses = true;
   } else if constexpr (kIsCuckoo<F>) {

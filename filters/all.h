@@ -9,9 +9,11 @@
 #include "filters/blocked_bloom.h"
 #include "filters/blocked_bloom256.h"
 #include "filters/bloom.h"
+#include "filters/bumped_ribbon.h"
 #include "filters/counting_bloom.h"
 #include "filters/cqf.h"
 #include "filters/cuckoo.h"
+#include "filters/homog_ribbon.h"
 #ifdef AMQ_HAVE_LEVELDB
 #include "filters/leveldb_bloom.h"
 #endif
@@ -33,7 +35,8 @@ using AllFilters = TypeList<Bloom, BlockedBloom, BlockedBloom256, CountingBloom,
                             Cuckoo<12, 2>, Cuckoo<12, 8>, Cuckoo<0, 4, CuckooInsert::kSurvey>,
                             Xor8, Xor16, Xor<0>, XorPlus8, XorPlus16,
                             BinaryFuse8, BinaryFuse16, BinaryFuse<0, 3>, BinaryFuse8x4,
-                            BinaryFuse16x4, BinaryFuse<0, 4>, BinaryFuse8Paper, Ribbon128, Ribbon64, RibbonFrac,
+                            BinaryFuse16x4, BinaryFuse<0, 4>, BinaryFuse8Paper, Ribbon128, Ribbon64,
+                            RibbonFrac, HomogRibbon64, BumpedRibbon,
                             QuotientFilter, Rsqf, Cqf,
                             Cuckoo4x1, Cuckoo2x4, AcfCyclic, AcfCyclicRanges, AcfSwapping,
                             AcfCuckooing, AcfCuckooingFirstFree, AcfCuckooing2x4

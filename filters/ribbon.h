@@ -32,9 +32,11 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -91,6 +93,14 @@ inline constexpr StatSpec kWidthStat{"ribbon_width", "integer", "bits",
                                      "Ribbon: coefficient row width w (64 or 128)"};
 inline constexpr StatSpec kRedundantRowsStat{
     "redundant_rows", "integer", "rows", "Ribbon: repeated keys that banding found redundant"};
+inline constexpr StatSpec kDependentRowsStat{
+    "dependent_rows", "integer", "rows",
+    "homogeneous Ribbon: key rows banding reduced to zero (repeated keys and rows in the span of "
+    "earlier ones); never a failure"};
+inline constexpr StatSpec kSpanShareStat{
+    "span_share", "number", "ratio",
+    "homogeneous Ribbon: estimated share of non-key rows in the span of the key rows; "
+    "FPR = 2^-r + (1 - 2^-r) span_share"};
 
 // The banding matrix: per slot, the pivot row stored there (0 = empty) and its result. Shared
 // by every Ribbon layout: banding does not know how many columns a block will keep.
@@ -102,7 +112,58 @@ struct Banding {
   std::vector<std::uint32_t> offsets;
   std::size_t redundant = 0;
 
+  // What inserting one equation did: stored it as the pivot row of `slot`, found it redundant
+  // (reduced to 0 = 0: a repeated key, or in homogeneous Ribbon any row in the span of the rows
+  // before it), or found it inconsistent (reduced to 0 = 1).
+  enum class Outcome { kStored, kRedundant, kInconsistent };
+  struct Inserted {
+    Outcome outcome;
+    std::uint64_t slot;  // the pivot slot written, when kStored
+  };
+
+  // On-the-fly Gaussian elimination of one equation <c, Z[i ..]> = result, c's bit 0 at slot i:
+  // eliminates leading 1s against the pivot rows until c meets an empty slot or vanishes. The
+  // reduced row is left in c and result, the slot reached in the answer.
+  Inserted Reduce(std::uint64_t i, Row& c, std::uint32_t& result) const {
+    for (;;) {
+      const Row pivot = rows[i];
+      if (pivot == 0) return {Outcome::kStored, i};
+      // Both rows have their leading 1 at slot i: eliminate it, move to the next 1.
+      c ^= pivot;
+      result ^= results[i];
+      if (c == 0) return {result != 0 ? Outcome::kInconsistent : Outcome::kRedundant, i};
+      const int tz = CountTrailingZeros(c);
+      c >>= tz;
+      i += tz;
+    }
+  }
+
+  // Reduce, then store the reduced row as the pivot of the empty slot reached. It writes at
+  // most one slot, which was empty: undoing it (Clear) is exact as long as no equation inserted
+  // later has been reduced by it (filters/bumped_ribbon.h undoes in reverse order).
+  Inserted Insert(std::uint64_t i, Row c, std::uint32_t result) {
+    const Inserted done = Reduce(i, c, result);
+    if (done.outcome == Outcome::kStored) {
+      rows[done.slot] = c;
+      results[done.slot] = result;
+    }
+    return done;
+  }
+
+  // Whether the row c starting at slot i lies in the span of the rows banded so far.
+  bool InSpan(std::uint64_t i, Row c) const {
+    std::uint32_t result = 0;
+    return Reduce(i, c, result).outcome == Outcome::kRedundant;
+  }
+
+  void Clear(std::uint64_t slot) {
+    rows[slot] = 0;
+    results[slot] = 0;
+  }
+
   // Bands every key's equation with a result_bits-wide fingerprint; false when inconsistent.
+  // result_bits = 0 is homogeneous Ribbon: every right-hand side is 0, so no equation can be
+  // inconsistent and the run always succeeds.
   bool Run(std::span<const std::uint64_t> keys, std::size_t slots, std::uint64_t starts,
            std::uint64_t seed, int result_bits) {
     rows.assign(slots, 0);
@@ -113,28 +174,12 @@ struct Banding {
     static_detail::HashAndSortByBucket(keys, seed, std::max<std::uint64_t>(1, starts / kWidth),
                                        offsets, sorted);
     for (std::uint64_t h : sorted) {
-      std::uint64_t i = ReduceRange(h, starts);
-      Row c = CoefficientsOf<Row>(h);
-      auto result = static_cast<std::uint32_t>(static_detail::FingerprintOf(h, result_bits));
-      for (;;) {
-        const Row pivot = rows[i];
-        if (pivot == 0) {
-          rows[i] = c;
-          results[i] = result;
-          break;
-        }
-        // Both rows have their leading 1 at slot i: eliminate it, move to the next 1.
-        c ^= pivot;
-        result ^= results[i];
-        if (c == 0) {
-          if (result != 0) return false;  // inconsistent: this seed cannot work
-          ++redundant;                    // a repeated key: nothing to store
-          break;
-        }
-        const int tz = CountTrailingZeros(c);
-        c >>= tz;
-        i += tz;
-      }
+      const auto result = result_bits > 0
+                              ? static_cast<std::uint32_t>(static_detail::FingerprintOf(h, result_bits))
+                              : std::uint32_t{0};
+      const Inserted done = Insert(ReduceRange(h, starts), CoefficientsOf<Row>(h), result);
+      if (done.outcome == Outcome::kInconsistent) return false;  // this seed cannot work
+      redundant += done.outcome == Outcome::kRedundant;
     }
     return true;
   }
@@ -162,20 +207,28 @@ int BandWithRetries(Banding<Row, kWidth>& banding, std::span<const std::uint64_t
 // not computed, which is right only while every later block keeps at least as many (a key
 // reads its start block and the next one). One zero pad block of result_bits words follows:
 // queries of the last block read its "next" block.
+// An empty slot (row 0) is a free variable. Standard Ribbon sets it to 0, as good as any value
+// there. Homogeneous Ribbon (free_seed given) must draw it at random: with every right-hand
+// side 0, Z = 0 solves the system and would answer "present" to everything; a uniformly random
+// solution makes each column of a non-key's parities a fair coin unless its row lies in the
+// span of the key rows.
 template <class Row, int kWidth, class Layout>
 std::vector<Row> BackSubstitute(const Banding<Row, kWidth>& b, std::size_t slots,
-                                int result_bits, const Layout& layout) {
+                                int result_bits, const Layout& layout,
+                                std::optional<std::uint64_t> free_seed = std::nullopt) {
   const std::size_t blocks = slots / kWidth;
   std::vector<Row> solution(layout.offset(blocks) + result_bits, 0);
   std::vector<Row> state(result_bits, 0);
+  const std::uint64_t spread = free_seed ? SpreadSeed(*free_seed) : 0;
   for (std::size_t block = blocks; block-- > 0;) {
     const int columns = layout.columns(block);
     for (std::size_t i = (block + 1) * kWidth; i-- > block * kWidth;) {
       const Row row = b.rows[i];
-      const std::uint32_t result = b.results[i];
+      const std::uint32_t result =
+          free_seed && row == 0 ? static_cast<std::uint32_t>(MurmurMix64(spread ^ i))
+                                : b.results[i];
       for (int j = 0; j < columns; ++j) {
         Row st = state[j] << 1;
-        // An empty slot (row 0) is a free variable: 0 is as good as any value.
         st |= static_cast<Row>(((result >> j) & 1) ^ Parity(st & row));
         state[j] = st;
       }
@@ -191,7 +244,8 @@ struct Solved {
   std::vector<Row> words;  // the blocks' column words, then the pad block
   std::uint64_t seed = 0;  // the attempt seed that banded
   int attempts = 0;
-  std::size_t redundant = 0;  // repeated keys (all-zero rows with a zero result)
+  std::size_t redundant = 0;  // rows banding reduced to 0 = 0 (repeated keys; in homogeneous
+                              // Ribbon also rows in the span of earlier ones)
 };
 
 // Bands (with retries) and back-substitutes: the whole construction, for any layout.
@@ -203,6 +257,32 @@ Solved<Row> Solve(std::span<const std::uint64_t> keys, std::uint64_t seed, int m
   out.attempts = BandWithRetries(banding, keys, seed, max_attempts, slots, result_bits, name,
                                  out.seed);
   out.words = BackSubstitute(banding, slots, result_bits, layout);
+  out.redundant = banding.redundant;
+  return out;
+}
+
+// Homogeneous Ribbon's construction: one banding with every right-hand side 0 (it cannot fail)
+// and a back-substitution that draws the free variables from the attempt seed. It also
+// estimates the share of non-key rows in the span of the key rows (filters/homog_ribbon.h:
+// those are the false positives beyond 2^-r), from `span_samples` rows hashed from the seed.
+template <class Row, int kWidth, class Layout>
+Solved<Row> SolveHomogeneous(std::span<const std::uint64_t> keys, std::uint64_t seed,
+                             std::size_t slots, int result_bits, const Layout& layout,
+                             std::size_t span_samples, double& span_share) {
+  Banding<Row, kWidth> banding;
+  Solved<Row> out;
+  out.seed = static_detail::AttemptSeed(seed, 0);
+  out.attempts = 1;
+  const std::uint64_t starts = slots - kWidth + 1;
+  banding.Run(keys, slots, starts, out.seed, /*result_bits=*/0);
+  std::size_t in_span = 0;
+  const std::uint64_t sample_seed = SpreadSeed(out.seed ^ 0x5a3c'96e1'0f2b'd487ULL);
+  for (std::size_t k = 0; k < span_samples; ++k) {
+    const std::uint64_t h = HashKey(k, sample_seed);
+    in_span += banding.InSpan(ReduceRange(h, starts), CoefficientsOf<Row>(h));
+  }
+  span_share = span_samples ? static_cast<double>(in_span) / span_samples : 0.0;
+  out.words = BackSubstitute(banding, slots, result_bits, layout, out.seed);
   out.redundant = banding.redundant;
   return out;
 }
@@ -248,6 +328,13 @@ inline std::uint64_t Parities(const Row* block, int columns, std::size_t o, Row 
                                          c);
 }
 
+// The layout of a Ribbon whose every block keeps all r columns.
+struct AllColumns {
+  int r;
+  int columns(std::size_t) const { return r; }
+  std::size_t offset(std::size_t block) const { return block * r; }
+};
+
 // Starts loading every cache line of a lookup's 2 columns words (two adjacent blocks).
 template <class Row>
 inline void PrefetchBlocks(const Row* block, int columns) {
@@ -258,7 +345,9 @@ inline void PrefetchBlocks(const Row* block, int columns) {
 }
 }  // namespace ribbon_detail
 
-template <int kWidth>
+// kHomogeneous: homogeneous Ribbon (filters/homog_ribbon.h describes it), the same layout and
+// lookups with every right-hand side 0.
+template <int kWidth, bool kHomogeneous = false>
 class Ribbon {
   static_assert(kWidth == 64 || kWidth == 128);
   using Row = std::conditional_t<kWidth == 64, std::uint64_t, ribbon_detail::U128>;
@@ -266,18 +355,39 @@ class Ribbon {
  public:
   static constexpr int kRibbonWidth = kWidth;
   static constexpr double kOverhead = kWidth == 64 ? 0.14 : 0.05;
-  static constexpr std::string_view kName = kWidth == 128 ? "ribbon" : "ribbon64";
+  static constexpr std::string_view kName =
+      kHomogeneous ? (kWidth == 128 ? "homog_ribbon128" : "homog_ribbon64")
+                   : (kWidth == 128 ? "ribbon" : "ribbon64");
   static constexpr std::string_view kFamily = "ribbon";
   static constexpr std::string_view kParameters =
-      kWidth == 64 ? "w = 64; m = n*1.14 rounded up to 64; --fpr eps: r = ceil(log2(1/eps)); "
-                     "--bits-per-key B: r = floor(B/1.14); r in 1..32"
-                   : "w = 128; m = n*1.05 rounded up to 128; --fpr eps: r = ceil(log2(1/eps)); "
-                     "--bits-per-key B: r = floor(B/1.05); r in 1..32";
+      kHomogeneous
+          ? "homogeneous; w = 64; m = n*(1 + (4 + r/4)/w) rounded up to w; --fpr eps: "
+            "r = ceil(log2(1/eps)); --bits-per-key B: the largest r with r (1 + (4 + r/4)/w) <= B; "
+            "r in 1..32"
+      : kWidth == 64 ? "w = 64; m = n*1.14 rounded up to 64; --fpr eps: r = ceil(log2(1/eps)); "
+                       "--bits-per-key B: r = floor(B/1.14); r in 1..32"
+                     : "w = 128; m = n*1.05 rounded up to 128; --fpr eps: r = ceil(log2(1/eps)); "
+                       "--bits-per-key B: r = floor(B/1.05); r in 1..32";
+
+  // The overhead eps this filter is sized for at r result bits: fixed for standard Ribbon;
+  // homogeneous Ribbon's grows with r (filters/homog_ribbon.h).
+  static constexpr double OverheadFor(int r) {
+    if constexpr (kHomogeneous) {
+      return HomogRibbonOverhead(r, kWidth);
+    } else {
+      return kOverhead;
+    }
+  }
 
   static int ResultBitsFor(const FilterParams& p) {
-    const int r = p.bits_per_key > 0
-                      ? static_cast<int>(std::floor(p.bits_per_key / (1 + kOverhead)))
-                      : static_cast<int>(std::ceil(std::log2(1.0 / p.fpr_or_default())));
+    int r = 0;
+    if (p.bits_per_key <= 0) {
+      r = static_cast<int>(std::ceil(std::log2(1.0 / p.fpr_or_default())));
+    } else if constexpr (kHomogeneous) {
+      while (r < 32 && RibbonBitsPerKey(r + 1, OverheadFor(r + 1)) <= p.bits_per_key) ++r;
+    } else {
+      r = static_cast<int>(std::floor(p.bits_per_key / (1 + kOverhead)));
+    }
     return std::clamp(r, 1, 32);
   }
 
@@ -296,10 +406,16 @@ class Ribbon {
     Ribbon f;
     f.r_ = ResultBitsFor(p);
     f.slots_ = options.slots_override ? (options.slots_override + kWidth - 1) / kWidth * kWidth
-                                      : SlotsFor(keys.size(), kOverhead);
+                                      : SlotsFor(keys.size(), OverheadFor(f.r_));
     f.starts_ = f.slots_ - kWidth + 1;
-    f.solved_ = ribbon_detail::Solve<Row, kWidth>(keys, p.seed, options.max_attempts, f.slots_,
-                                                  f.r_, Columns{f.r_}, kName);
+    if constexpr (kHomogeneous) {
+      f.solved_ = ribbon_detail::SolveHomogeneous<Row, kWidth>(
+          keys, p.seed, f.slots_, f.r_, ribbon_detail::AllColumns{f.r_}, HomogRibbonSpanSamples(keys.size()),
+          f.span_share_);
+    } else {
+      f.solved_ = ribbon_detail::Solve<Row, kWidth>(keys, p.seed, options.max_attempts, f.slots_,
+                                                    f.r_, ribbon_detail::AllColumns{f.r_}, kName);
+    }
     f.keys_ = keys.size() - f.solved_.redundant;
     return f;
   }
@@ -328,20 +444,34 @@ class Ribbon {
   std::size_t slots() const { return slots_; }
   int build_attempts() const { return solved_.attempts; }
   double overhead() const { return keys_ ? static_cast<double>(slots_) / keys_ - 1 : 0.0; }
+  // Homogeneous: key rows that banding reduced to 0 (repeated keys and linearly dependent rows).
+  std::size_t redundant_rows() const { return solved_.redundant; }
+  // Homogeneous: the estimated share of non-key rows in the span of the key rows.
+  double span_share() const { return span_share_; }
 
-  // r (1 + eps_w) whatever the blocks rounded m to; no keys, no bits per key.
+  // r (1 + eps) whatever the blocks rounded m to; no keys, no bits per key.
   Theory theory() const {
-    return {FingerprintFpr(r_), keys_ ? RibbonBitsPerKey(r_, kOverhead) : 0.0};
+    const double bits = keys_ ? RibbonBitsPerKey(r_, OverheadFor(r_)) : 0.0;
+    if constexpr (kHomogeneous) {
+      return {HomogRibbonFpr(r_, span_share_), bits};
+    } else {
+      return {FingerprintFpr(r_), bits};
+    }
   }
 
   // The statistics add_stats reports (core/filter.h).
-  static constexpr StatSpec kStats[] = {
-      stat::kBuildAttempts,
-      stat::kFingerprintBits,
-      stat::kSlots,
-      ribbon_detail::kOverheadStat,
-      ribbon_detail::kWidthStat,
-      ribbon_detail::kRedundantRowsStat};
+  static constexpr auto kStats = [] {
+    if constexpr (kHomogeneous) {
+      return std::array{stat::kBuildAttempts,           stat::kFingerprintBits,
+                        stat::kSlots,                   ribbon_detail::kOverheadStat,
+                        ribbon_detail::kWidthStat,      ribbon_detail::kDependentRowsStat,
+                        ribbon_detail::kSpanShareStat};
+    } else {
+      return std::array{stat::kBuildAttempts,      stat::kFingerprintBits,
+                        stat::kSlots,              ribbon_detail::kOverheadStat,
+                        ribbon_detail::kWidthStat, ribbon_detail::kRedundantRowsStat};
+    }
+  }();
 
   void add_stats(Stats& s) const {
     s.put("build_attempts", solved_.attempts);
@@ -349,28 +479,28 @@ class Ribbon {
     s.put("slots", slots_);
     s.put("overhead", overhead());
     s.put("ribbon_width", kWidth);
-    s.put("redundant_rows", solved_.redundant);
+    s.put(kHomogeneous ? "dependent_rows" : "redundant_rows", solved_.redundant);
+    if constexpr (kHomogeneous) s.put("span_share", span_share_);
   }
 
  private:
-  // Every block keeps all r columns.
-  struct Columns {
-    int r;
-    int columns(std::size_t) const { return r; }
-    std::size_t offset(std::size_t block) const { return block * r; }
-  };
-
+  // Standard: the r parities equal the key's fingerprint. Homogeneous: they are all 0.
   bool ContainsHash(std::uint64_t h) const {
     const std::uint64_t s = ReduceRange(h, starts_);
-    return ribbon_detail::Parities<Row, kWidth>(&solved_.words[s / kWidth * r_], r_, s % kWidth,
-                                                ribbon_detail::CoefficientsOf<Row>(h)) ==
-           static_detail::FingerprintOf(h, r_);
+    const std::uint64_t parities = ribbon_detail::Parities<Row, kWidth>(
+        &solved_.words[s / kWidth * r_], r_, s % kWidth, ribbon_detail::CoefficientsOf<Row>(h));
+    if constexpr (kHomogeneous) {
+      return parities == 0;
+    } else {
+      return parities == static_detail::FingerprintOf(h, r_);
+    }
   }
 
   int r_ = 7;
   std::size_t slots_ = 0;
   std::uint64_t starts_ = 1;
   std::size_t keys_ = 0;
+  double span_share_ = 0.0;  // homogeneous only
   ribbon_detail::Solved<Row> solved_;
 };
 

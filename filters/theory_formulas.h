@@ -346,6 +346,26 @@ inline double RibbonBitsPerKey(double result_bits, double overhead) {
   return result_bits * (1 + overhead);
 }
 
+// Homogeneous Ribbon (filters/homog_ribbon.h): the overhead it is sized for at r result bits,
+// eps = (4 + r/4) / w (FastFilter's HomogRibbon sizing, kept so the two compare like for like).
+inline constexpr double HomogRibbonOverhead(int result_bits, int width) {
+  return (4.0 + result_bits / 4.0) / width;
+}
+
+// A non-key's row either lies in the span of the key rows (share p of rows: its parities are 0
+// against every solution, a false positive) or not (each of the r columns, a uniformly random
+// solution, gives it a fair coin): FPR = 2^-r + (1 - 2^-r) p.
+inline double HomogRibbonFpr(int result_bits, double span_share) {
+  const double floor = std::ldexp(1.0, -result_bits);
+  return floor + (1 - floor) * span_share;
+}
+
+// Rows sampled at build to estimate p: n / 16 (under 1% of the banding work, which reduces n
+// rows), at least 4096 and at most 65536 (resolution 1.5e-5).
+inline std::size_t HomogRibbonSpanSamples(std::size_t keys) {
+  return std::clamp<std::size_t>(keys / 16, 4096, 65536);
+}
+
 // Fractional result bits: lo columns in the first blocks, lo + 1 in the share q of key starts
 // that fall in the last ones.
 struct RibbonFracSplit {

@@ -398,3 +398,20 @@ COUNTING_BLOOM_PAPER = ('counting Bloom filter (Fan, Cao, Almeida, Broder, "Summ
 COUNTING_BLOOM_SPACE_RATIO = Figure(4.0, SURVEY, "counting Bloom at ~4x space (of a Bloom filter at the same FPR)")
 COUNTING_BLOOM_OVERFLOW_PER_COUNTER = Figure(1.37e-15, COUNTING_BLOOM_PAPER,
                                              "Pr(max counter >= 16) <= m (e ln 2 / 16)^16 = 1.37e-15 m at k = (m/n) ln 2")
+
+# Homogeneous Ribbon (Dillinger, Walzer, "Ribbon filter: practically smaller than Bloom and Xor",
+# arXiv:2103.02515, 2021): every right-hand side 0, so the build never fails and the FPR is a little
+# above 2^-r: 2^-r + (1 - 2^-r) p, p the share of non-key rows in the span of the key rows. The
+# paper's closed form for p against the overhead was not recoverable here; filters/homog_ribbon.h
+# estimates p for the filter as built (stat span_share), and theory().fpr is that expectation.
+RIBBON_PAPER = ('Ribbon filter paper (Dillinger, Walzer, "Ribbon filter: practically smaller than Bloom and Xor",'
+                ' arXiv:2103.02515, 2021)')
+HOMOG_RIBBON_FPR_FLOOR = Figure(1.0, RIBBON_PAPER, "homogeneous Ribbon's FPR is a little above 2^-r (FPR / 2^-r ≥ 1)")
+
+# Bumped Ribbon retrieval, BuRR (Dillinger, Hübschle-Schneider, Sanders, Walzer, "Fast Succinct
+# Retrieval and Approximate Membership using Ribbon", SEA 2022, arXiv:2109.01892): space overhead
+# (bits/key ÷ r − 1, thresholds included) around 0.1-0.5% at w = 64. filters/bumped_ribbon.h.
+BURR_PAPER = ('BuRR paper (Dillinger, Hübschle-Schneider, Sanders, Walzer, "Fast Succinct Retrieval and'
+              ' Approximate Membership using Ribbon", SEA 2022)')
+BURR_OVERHEAD_LOW = Figure(0.001, BURR_PAPER, "BuRR's space overhead is around 0.1-0.5% (low end)")
+BURR_OVERHEAD_HIGH = Figure(0.005, BURR_PAPER, "BuRR's space overhead is around 0.1-0.5% (high end)")

@@ -273,6 +273,8 @@ FILTER_CURVES = {
 # labelled with the reason and does not judge it (no w = 64 curve is modelled here).
 UNLIKE_CURVES = {
     "ribbon64": "w = 64 against the w = 128 curve (5% slot overhead); a narrower band needs more slots",
+    "homog_ribbon64": "homogeneous, w = 64, sized m = n (1 + (4 + r/4)/64) as FastFilter's HomogRibbon64,"
+                      " against the w = 128 standard curve",
 }
 
 

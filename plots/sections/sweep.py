@@ -96,6 +96,48 @@ def ribbon_fractional(results: ResultSet, built) -> list[str]:
                           stats.verdict(ratio[worst], 1.0, claim="at_most"), "exact").prose]
 
 
+def homog_ribbon_checks(results: ResultSet, built) -> list[str]:
+    """Homogeneous Ribbon (filters/homog_ribbon.h): its FPR is at least 2^-r (judged on the upper
+    end of the measured FPR's 95% interval, so only a FPR surely below 2^-r contradicts it), and
+    the interval holds the predicted 2^-r + (1 - 2^-r) p (fpr_theory, p the span share the build
+    sampled)."""
+    lines = []
+    for r in built[built["filter"] == "homog_ribbon64"].to_dict("records"):
+        bits = int(r["fingerprint_bits"])
+        floor = 2.0 ** -bits
+        where = f"homog_ribbon64 at ε = {r['target_fpr']:g} (r = {bits})"
+        evidence = (f"FPR {pct(r['fpr'])} (95% [{pct(r['fpr_ci_low'])}, {pct(r['fpr_ci_high'])}]) against"
+                    f" 2^-{bits} = {pct(floor)}; predicted {pct(r['fpr_theory'])} (span share"
+                    f" {r.get('span_share', float('nan')):.2g})")
+        lines.append(results.check(
+            SECTION, f"{where}: homogeneous Ribbon's FPR is a little above 2^-r", evidence,
+            stats.verdict(r["fpr_ci_high"], floor, claim="at_least"), "the 95% interval reaches 2^-r",
+            measured=r["fpr_ci_high"], expected=floor, judged_as="at_least").prose)
+        lines.append(results.check(
+            SECTION, f"{where}: FPR is 2^-r plus the span share's excess", evidence,
+            stats.verdict_interval(r["fpr_theory"], r["fpr_ci_low"], r["fpr_ci_high"]),
+            "the prediction inside the 95% interval").prose)
+    return lines
+
+
+def burr_overhead_checks(results: ResultSet, built) -> list[str]:
+    """BuRR (filters/bumped_ribbon.h): its space overhead, bits/key ÷ r − 1, lies in the paper's
+    0.1-0.5% range at w = 64."""
+    lines = []
+    low, high = reference.BURR_OVERHEAD_LOW.value, reference.BURR_OVERHEAD_HIGH.value
+    for r in built[built["filter"] == "bumped_ribbon"].to_dict("records"):
+        bits = int(r["fingerprint_bits"])
+        overhead = r["bits_per_key"] / bits - 1
+        where = f"bumped_ribbon at ε = {r['target_fpr']:g} (r = {bits})"
+        evidence = (f"{r['bits_per_key']:.4f} bits/key at r = {bits}: overhead {pct(overhead)}"
+                    f" against the paper's {pct(low)}-{pct(high)}")
+        lines.append(results.check(
+            SECTION, f"{where}: BuRR's space overhead is around 0.1-0.5%", evidence,
+            stats.verdict_interval(overhead, low, high), "the overhead inside the paper's range",
+            measured=overhead, expected=high, judged_as="equal").prose)
+    return lines
+
+
 def bloom_base_check(results: ResultSet, built) -> list[str]:
     """The AMQ survey's Bloom FPR ~ 0.6185^(m/n) at optimal k, against every Bloom cell whose k is
     the whole number nearest (m/n)·ln 2, by the chance count of its 95% intervals."""
@@ -140,6 +182,8 @@ def one_run(results: ResultSet, experiment: Experiment, frame: pd.DataFrame) -> 
              common.fpr_chance_check(results, SECTION, built).prose,
              common.false_negative_check(results, SECTION, built).prose]
     lines += ribbon_fractional(results, built)
+    lines += homog_ribbon_checks(results, built)
+    lines += burr_overhead_checks(results, built)
     lines += bloom_base_check(results, built)
     return "\n".join([
         *common.heading(results, experiment.id),
