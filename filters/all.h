@@ -12,6 +12,7 @@
 #include "filters/counting_bloom.h"
 #include "filters/cqf.h"
 #include "filters/cuckoo.h"
+#include "filters/gcs.h"
 #ifdef AMQ_HAVE_LEVELDB
 #include "filters/leveldb_bloom.h"
 #endif
@@ -35,7 +36,7 @@ using AllFilters = TypeList<Bloom, BlockedBloom, BlockedBloom256, CountingBloom,
                             BinaryFuse16x4, BinaryFuse<0, 4>, Ribbon128, Ribbon64, RibbonFrac,
                             QuotientFilter, Rsqf, Cqf,
                             Cuckoo4x1, Cuckoo2x4, AcfCyclic, AcfCyclicRanges, AcfSwapping,
-                            AcfCuckooing, AcfCuckooingFirstFree, AcfCuckooing2x4
+                            AcfCuckooing, AcfCuckooingFirstFree, AcfCuckooing2x4, Gcs
 #ifdef AMQ_HAVE_LEVELDB
                             ,
                             LevelDbBloom
