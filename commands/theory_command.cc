@@ -276,6 +276,12 @@ const std::vector<Formula>& Formulas() {
        {kRibbonLower, kUpperShare},
        {"fpr"},
        [](Point a) { return Values{RibbonFracFpr(Whole(a[0]), a[1])}; }},
+      {"gcs",
+       "Golomb-compressed set: best Rice k's expected bits in buckets of 32/eps values, plus the index"
+       " w/32 + 1/16",
+       {kFpr},
+       {"bits_per_key"},
+       [](Point a) { return Values{GcsBitsPerKey(a[0])}; }},
   };
   return formulas;
 }

@@ -376,6 +376,17 @@ std::vector<KeySet> TargetedSets() {
                        kMixedFingerprint,
                        "the first layer's start is the only field fixed bits reach; its bucket "
                        "overflows and bumps its keys to the next layer, hashed anew"});
+  } else if constexpr (std::is_same_v<F, Gcs>) {
+    // Bucket b = the top bits of h B; with 1024 keys B = 32, a power of two, so the offset in the
+    // bucket, ReduceRange(h B mod 2^64, W), is the next log2(W) bits of h: the "fingerprint".
+    const Gcs sized = Gcs::build(UniformKeys(1, KeyStream::kMembers, kTargetedKeys), p);
+    const int bucket_bits = std::countr_zero(sized.buckets());
+    EXPECT_EQ(sized.buckets(), std::uint64_t{1} << bucket_bits);
+    const std::uint64_t bucket = TopField(sized.buckets());
+    const std::uint64_t offset =
+        TopBitsMask(bucket_bits + CeilLog2(sized.bucket_width()) + 8) & ~TopBitsMask(bucket_bits);
+    return FromFields({HashKeyPreimage(static_detail::AttemptSeed(kFilterSeed, 0)), bucket, offset,
+                       bucket | offset, "", ""});
   } else if constexpr (kIsAcf<F>) {
     return AcfSets<F>(p, spread);
   } else if constexpr (IsLevelDb<F>()) {
@@ -432,6 +443,10 @@ Prediction Predict(const std::string& set) {
     // Bumped Ribbon has none either: an overflowing bucket bumps its keys to the next layer.
     if (targeted_index && !kIsHomogRibbon<F> && !kIsBumpedRibbon<F>) p.min_attempts = 2;
   } else if constexpr (IsRocksDbRibbon<F>()) {
+    p.never_refuses = true;
+  } else if constexpr (std::is_same_v<F, Gcs>) {
+    // All 1024 keys in one bucket take ~1024 codes of 7 bits or one value repeated: far below
+    // a group's 2^14-bit offsets, so attempt 0 holds them.
     p.never_refuses = true;
   } else if constexpr (kIsCuckoo<F>) {
     // One bucket pair and one fingerprint: 4 copies in each bucket, then nowhere to go.

@@ -13,6 +13,7 @@
 #include "filters/counting_bloom.h"
 #include "filters/cqf.h"
 #include "filters/cuckoo.h"
+#include "filters/gcs.h"
 #include "filters/homog_ribbon.h"
 #ifdef AMQ_HAVE_LEVELDB
 #include "filters/leveldb_bloom.h"
@@ -36,7 +37,7 @@ using AllFilters = TypeList<Bloom, BlockedBloom, BlockedBloom256, CountingBloom,
                             Xor8, Xor16, Xor<0>, XorPlus8, XorPlus16,
                             BinaryFuse8, BinaryFuse16, BinaryFuse<0, 3>, BinaryFuse8x4,
                             BinaryFuse16x4, BinaryFuse<0, 4>, BinaryFuse8Paper, Ribbon128, Ribbon64,
-                            RibbonFrac, HomogRibbon64, BumpedRibbon,
+                            RibbonFrac, HomogRibbon64, BumpedRibbon, Gcs,
                             QuotientFilter, Rsqf, Cqf,
                             Cuckoo4x1, Cuckoo2x4, AcfCyclic, AcfCyclicRanges, AcfSwapping,
                             AcfCuckooing, AcfCuckooingFirstFree, AcfCuckooing2x4

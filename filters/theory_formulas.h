@@ -405,6 +405,112 @@ inline double RibbonFracBitsPerKeyForFpr(double fpr, double overhead) {
   return RibbonFracBitsPerKey(split.lower, split.upper_share, overhead);
 }
 
+// ---- Golomb-compressed set (filters/gcs.h) -------------------------------------------------
+
+// Buckets of 32 keys on average, their start offsets kept per group of 32 buckets: a 64-bit base
+// per group and a w-bit offset from it per bucket, w sized for 1.5 times a group's expected bits.
+inline constexpr int kGcsKeysPerBucket = 32;
+inline constexpr int kGcsBucketsPerGroup = 32;
+inline constexpr int kGcsGroupBaseBits = 64;
+inline constexpr double kGcsOffsetAllowance = 1.5;
+
+// The expected unary bits (sum of the Rice quotients floor(gap / 2^k)) of one bucket of W hash
+// values, each value holding a Poisson(p) number of keys. The quotient of a code reaches j when
+// its start - the bucket's first value, or a value holding keys - is followed by j 2^k values
+// without keys (counting the start's other keys, which would be gaps of 0) and then by a key
+// inside the bucket:
+//   start 0:   e^(-p j L) (1 - e^(-p (W - j L)))
+//   value s:   (1 - e^-p) e^(-p (j L - 1)) (1 - e^(-p (W - s - j L))), summed over s,
+// L = 2^k, summed over j with j L < W. For W much larger than 1/p this is close to
+//   D q/(1 - q) - p L q/(1 - q)^2 (+ p/2 of the first term)   with q = e^(-p L), D = p W:
+// q/(1 - q) per key for a geometric gap, less what the bucket's end saves (the gap past the
+// last key of a bucket, the longest on average, is never coded).
+inline double GcsUnaryBitsPerBucket(double p, int rice_bits, double width) {
+  const double step = std::ldexp(1.0, rice_bits);
+  const double occupied = -std::expm1(-p);
+  double total = 0;
+  for (int j = 1; j * step < width; ++j) {
+    const double empty = std::exp(-p * j * step);
+    if (empty * p * width < 1e-17 * total) break;  // the rest of the series is below rounding
+    const double rest = width - j * step;  // values after the j L empty ones
+    const double some_key_in_rest = -std::expm1(-p * rest);
+    total += empty * some_key_in_rest;
+    // sum over u = 1 .. rest of (1 - e^(-p u)) = rest - e^-p (1 - e^(-p rest)) / (1 - e^-p)
+    total += occupied * std::exp(-p * (j * step - 1)) *
+             (rest - std::exp(-p) * some_key_in_rest / occupied);
+  }
+  return total;
+}
+
+// Expected bits per key of the Rice-coded stream at gap rate p = n/U in buckets of W values:
+// k + 1 fixed bits, and a bucket's unary bits over its p W keys.
+inline double GcsCodeBitsPerKey(double p, int rice_bits, double width) {
+  return rice_bits + 1 + GcsUnaryBitsPerBucket(p, rice_bits, width) / (p * width);
+}
+
+// The standard deviation of the stream's length, in bits, for n keys in B buckets. A bucket's
+// unary bits are (last - R) / L: its last key's offset less the sum R of its codes' remainders,
+// over L. So the stream's unary bits are (B W - sum tau - sum R) / L, tau = W - last the part of
+// a bucket after its last key (Exp(p), variance 1/p^2), and the remainders, for n keys, each
+// distributed as an Exp(p) gap mod L (variance 1/p^2 - L^2 q/(1 - q)^2, q = e^(-p L)):
+//   sd = sqrt(n (1/p^2 - L^2 q/(1 - q)^2) + B/p^2) / L.
+// (Independent geometric gaps would give sqrt(n q)/(1 - q), four times more at p = 2^-8: a
+// bucket's gaps add up to its last offset, so they are far from independent.)
+inline double GcsCodeBitsSd(double keys, double buckets, double p, int rice_bits) {
+  const double step = std::ldexp(1.0, rice_bits);
+  const double q = std::exp(-p * step);
+  const double remainder_variance = 1.0 / (p * p) - step * step * q / ((1 - q) * (1 - q));
+  return std::sqrt(keys * remainder_variance + buckets / (p * p)) / step;
+}
+
+// The Rice parameter k with the fewest expected bits per key at gap rate p in buckets of 32/p
+// values, the smaller k on a tie: searched within 3 of log2(ln 2 / p), where a geometric gap's
+// median lies (7 at p = 2^-8, 6 at 1%); further away the unary part or the k bits grow by 1 bit
+// or more per step.
+inline int GcsRiceBitsFor(double p) {
+  const double width = kGcsKeysPerBucket / p;
+  const int centre = static_cast<int>(std::lround(std::log2(std::log(2.0) / p)));
+  const int low = std::max(0, centre - 3);
+  int best = low;
+  double best_bits = GcsCodeBitsPerKey(p, low, width);
+  for (int k = low + 1; k <= std::min(56, centre + 3); ++k) {
+    const double bits = GcsCodeBitsPerKey(p, k, width);
+    if (bits < best_bits) {
+      best = k;
+      best_bits = bits;
+    }
+  }
+  return best;
+}
+
+// w = ceil(log2(1.5 G D c)): a group's offsets fit in w bits unless its first G - 1 buckets
+// take 1.5 times the G D c bits a group is expected to take.
+inline int GcsOffsetBitsFor(double code_bits) {
+  return static_cast<int>(std::ceil(
+      std::log2(kGcsOffsetAllowance * kGcsBucketsPerGroup * kGcsKeysPerBucket * code_bits)));
+}
+
+// The index per key: w bits per bucket and a 64-bit base per group, w / D + 64 / (G D).
+inline double GcsIndexBitsPerKey(int offset_bits) {
+  return static_cast<double>(offset_bits) / kGcsKeysPerBucket +
+         static_cast<double>(kGcsGroupBaseBits) / (kGcsBucketsPerGroup * kGcsKeysPerBucket);
+}
+
+// The filter's space at target eps, and the family curve: hashes in [0, n/eps) (gap rate
+// p = eps, buckets of 32/eps values), the best Rice k, and the index. About log2(1/eps) + 1.5
+// for the stream and 0.5 for the index.
+inline double GcsBitsPerKey(double fpr) {
+  const int k = GcsRiceBitsFor(fpr);
+  const double code_bits = GcsCodeBitsPerKey(fpr, k, kGcsKeysPerBucket / fpr);
+  return code_bits + GcsIndexBitsPerKey(GcsOffsetBitsFor(code_bits));
+}
+
+// A non-key's hash, uniform in [0, U), equals one of the n stored ones (collisions counted
+// once) with probability 1 - (1 - 1/U)^n, about n/U = eps.
+inline double GcsFpr(double keys, double hash_range) {
+  return -std::expm1(keys * std::log1p(-1.0 / hash_range));
+}
+
 // ---- library filters (filters/leveldb_bloom.h, rocksdb_filters.h) --------------------------
 
 // A policy's documented size per caller key: bits_per_entry for each of its entries plus its

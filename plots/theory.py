@@ -248,6 +248,12 @@ def ribbon_frac(eps, overhead: float = 0.05):
     return _one("ribbon_frac", "bits_per_key", fpr=eps, overhead=overhead)
 
 
+def gcs(eps):
+    """Golomb-compressed set (filters/gcs.h): Rice-coded gaps at the best k in buckets of 32/ε hash
+    values, k + 1 + q/(1 − q) less the bucket ends' saving, q = e^(−ε·2^k), plus the index w/32 + 1/16."""
+    return _one("gcs", "bits_per_key", fpr=eps)
+
+
 # family -> (label, bits/key as a function of ε)
 CURVES = {
     "bloom": ("Bloom 1.44·log2(1/ε)", bloom),
@@ -258,6 +264,7 @@ CURVES = {
     "ribbon": ("Ribbon w=128 1.05·log2(1/ε)", ribbon),
     "quotient": ("RSQF (log2(1/ε)+2.125)/0.95", lambda e: quotient(e, metadata_bits=2.125)),
     "counting_bloom": ("counting Bloom 4·1.44·log2(1/ε)", counting_bloom),
+    "gcs": ("Golomb-compressed set ≈ log2(1/ε) + 1.5 + 0.5 (index)", gcs),
 }
 
 # Filters whose curve is not their family's.

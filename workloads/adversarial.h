@@ -31,6 +31,8 @@
 //                    4-wise p3 and the fingerprint: top bits of multiples of h.
 //   ribbon, ribbon64 HashKey, AttemptSeed. Start: top bits. Coefficients and result bits:
 //   ribbon_frac      multiples and mixes of all of h.
+//   gcs              HashKey, AttemptSeed. Bucket: the top bits of h B; offset in the bucket:
+//                    the top bits of (h B mod 2^64), h's next bits when B is a power of two.
 //   cuckoo_4x1/2x4,  h = HashKey, SpreadSeed, mixed again per use: table t's bucket is the top
 //   acf_*            bits of MurmurMix64(h + C (t + 1)), fingerprint variant v the top bits of
 //                    MurmurMix64(h ^ C' (v + 1)) - each word inverted in turn.

@@ -136,6 +136,9 @@ inline FilterParams MicroFilterParams(std::size_t n, std::string_view family = {
     p.target_fpr = 1.0 / 256;
     p.max_load = 0.5;
   }
+  // The Golomb-compressed set at FastFilter's GCS configuration (8 bits per key of hash range,
+  // eps = 2^-8, Rice k = 7), so the two decode codes of the same length.
+  if (family == "gcs") p.target_fpr = 1.0 / 256;
   p.seed = 1;
   return p;
 }

@@ -1,5 +1,6 @@
-"""Bloom, blocked Bloom, counting Bloom and cuckoo at two FPR targets: space, FPR and speed side by side;
-the counting Bloom filter's claims (four times the space, counter overflow)."""
+"""Bloom, blocked Bloom, counting Bloom, cuckoo and the Golomb-compressed set at two FPR targets: space,
+FPR and speed side by side; the counting Bloom filter's claims (four times the space, counter overflow);
+the Golomb-compressed set's stream against the Rice code's expected length."""
 
 from __future__ import annotations
 
@@ -39,6 +40,7 @@ def one_run(results: ResultSet, experiment: Experiment, frame: pd.DataFrame) -> 
             f"{r['bits_per_key']:.3f} against {optimum:.3f}",
             stats.verdict(r["bits_per_key"], optimum, rel_tol=BLOOM_TOL), stats.tolerance_text(BLOOM_TOL)).prose)
     lines += counting_bloom_checks(results, frame)
+    lines += gcs_checks(results, frame)
     lines.append(common.fpr_chance_check(results, SECTION, frame).prose)
     lines.append(common.false_negative_check(results, SECTION, frame).prose)
     for r in frame[frame["family"] == "cuckoo"].to_dict("records"):
@@ -58,7 +60,8 @@ def one_run(results: ResultSet, experiment: Experiment, frame: pd.DataFrame) -> 
         "",
         "The family formula is log2(1/ε)/ln 2 for Bloom, the smallest bits/key whose Poisson-mixture"
         " FPR meets ε for the split-block filters, four times Bloom's for the counting Bloom filter (4-bit"
-        " counters), and f/α for cuckoo at the requested max load α;"
+        " counters), f/α for cuckoo at the requested max load α, and for the Golomb-compressed set the"
+        " Rice code's expected bits at the best k plus its bucket index (about log2(1/ε) + 1.5 + 0.5);"
         " each before its table is rounded up (to 64-bit words, 64-byte blocks, a power of two of"
         " buckets), which the measured bits/key shows."
         f" The Bloom optimum is log2(1/ε)/ln 2 = {1 / math.log(2):.3f}·log2(1/ε).",
@@ -135,5 +138,25 @@ def counting_bloom_checks(results: ResultSet, frame: pd.DataFrame) -> list[str]:
             f" (k = {int(r['hash_probes'])}): {measured:,} counters at 15 against {expected:,.0f} expected;"
             f" {int(r['counter_overflows']):,} increments lost",
             stats.verdict(measured, expected, abs_tol=tol), f"±4 standard deviations ({tol:.0f})",
+            measured=measured, expected=expected, abs_tol=tol, judged_as="equal").prose)
+    return lines
+
+
+GCS_CODE_SDS = 4  # the stream's bits against the Rice expectation, in its standard deviations
+
+
+def gcs_checks(results: ResultSet, frame: pd.DataFrame) -> list[str]:
+    """The Golomb-compressed set's Rice-coded stream against its expected length for the geometry
+    built (gap rate n/U in buckets of W values), within 4 of its standard deviations, and how the
+    bits/key split between stream and index."""
+    lines = []
+    for r in frame[frame["family"] == "gcs"].to_dict("records"):
+        measured, expected = float(r["code_bits_per_key"]), float(r["code_bits_per_key_expected"])
+        tol = GCS_CODE_SDS * float(r["code_bits_per_key_sd"])
+        lines.append(results.check(
+            SECTION, f"gcs at ε = {r['target_fpr']:g}: the Rice-coded gaps take their expected bits",
+            f"{measured:.4f} bits/key against {expected:.4f} (k = {int(r['rice_bits'])}), index"
+            f" {float(r['index_bits_per_key']):.4f} bits/key (w = {int(r['offset_bits'])})",
+            stats.verdict(measured, expected, abs_tol=tol), f"±{GCS_CODE_SDS} standard deviations ({tol:.4f})",
             measured=measured, expected=expected, abs_tol=tol, judged_as="equal").prose)
     return lines
