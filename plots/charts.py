@@ -382,7 +382,33 @@ def speed_vs_n(frame: pd.DataFrame, out: Path, title: str, caches=()) -> Path | 
     return out
 
 
+def build_failures(frame: pd.DataFrame, out: Path, title: str) -> Path | None:
+    """Left: the share of key sets whose first build failed against n (log axis), with its 95%
+    interval as a band, a line per filter. Right: the mean attempts a build took."""
+    cells = _cells(frame)
+    if cells.empty or "first_build_failure_share" not in cells:
+        return None
+    fig, (share_ax, attempts_ax) = plt.subplots(1, 2, figsize=(13, 4.8))
+    styles = _styles(cells["filter"].unique())
+    for name, rows in cells.sort_values("keys").groupby("filter", sort=True):
+        style = styles[name]
+        control = "paper" in name
+        share_ax.plot(rows["keys"], rows["first_build_failure_share"] * 100, color=style["color"], lw=1,
+                      ls="--" if control else "-", label=name)
+        share_ax.fill_between(rows["keys"], rows["first_build_failure_ci_low"] * 100,
+                              rows["first_build_failure_ci_high"] * 100, color=style["color"], alpha=0.12, lw=0)
+        attempts_ax.plot(rows["keys"], rows["build_attempts_mean"], color=style["color"], lw=1,
+                         ls="--" if control else "-", label=name)
+    share_ax.set(xscale="log", xlabel="n (keys)", ylabel="first builds that failed (%), 95% band",
+                 ylim=(0, 100))
+    attempts_ax.axhline(2.0, color="k", ls=":", lw=1, label="about two attempts")
+    attempts_ax.set(xscale="log", yscale="log", xlabel="n (keys)", ylabel="attempts per build, mean")
+    attempts_ax.legend(fontsize=7, ncol=2)
+    return _save(fig, out, title)
+
+
 CHARTS = {
+    "build_failures": build_failures,
     "space": space,
     "kicks": kicks,
     "space_vs_fpr": space_vs_fpr,

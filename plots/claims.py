@@ -284,7 +284,7 @@ CLAIMS = (
           "The survey gives no figure for \"small\" (the XOR paper, which would, is not among the sources): read"
           " as at most one first build in ten at every n (build_failures.SMALL_SHARE), on the lower end of each"
           " n's 95% interval.",
-          kind=AT_MOST, conditions=Conditions(n="any (the build_failures sweep: 100 to 10^5)",
+          kind=AT_MOST, conditions=Conditions(n="any (the build_failures sweeps: 100 to 10^7)",
                                               filters="XOR, 1.23·n + 32 slots")),
     Claim(SURVEY, XOR_PAPER, "the lower bound is log2(1/eps) bits per key; Bloom uses 44% more than that", "44%",
           (Measure("one_percent", "Bloom uses 44% more"),), quoted_in=SURVEY,

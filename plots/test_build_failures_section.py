@@ -72,3 +72,23 @@ def test_no_file_no_section(tmp_path):
     suite = tmp_path / "suite.toml"
     suite.write_text('[suite]\nname = "t"\n')
     assert build_failures.render(ResultSet(Suite.read(suite), tmp_path, tmp_path, None)) is None
+
+
+def test_the_papers_sizing_is_a_control_shown_beside_ours_and_never_judged(tmp_path):
+    from sections import build_failures
+
+    control = cell("binary_fuse8_paper", 11486, 97, 4, 29.97)
+    control["family"] = "binary_fuse_paper"
+    found = results(tmp_path, [control, cell("binary_fuse8", 11486, 10, 0, 1.11),
+                               cell("binary_fuse8", 2000, 1, 0, 1.01)])
+    text = build_failures.render(found)
+    verdicts = {c.claim.split(" (")[0]: c.verdict for c in found.checks}
+    assert verdicts["no static build gives up"] == stats.REPRODUCED
+    assert verdicts["at most about 2 attempts per build on average, at every n"] == stats.REPRODUCED
+    assert "binary_fuse8_paper (control: the paper's sizing)" in text
+    assert ("binary_fuse8_paper, the paper's sizing (our finding, not a claim): 4 of 100 key sets got no filter,"
+            " 1 of 1 n needed more than 2 attempts on average, the most 29.97 at n = 11,486") in text
+    assert "binary_fuse8 at the same n: 0 gave up, at most 1.11 attempts on average" in text
+    assert "Highest share of failed first builds: binary_fuse8_paper at n = 11,486: 97.0% [92.0, 100.0]" in text
+    assert "of ours: binary_fuse8 at n = 11,486: 10.0% [5.0, 15.0]" in text
+    assert (tmp_path / "build_failures_share.png").exists()
