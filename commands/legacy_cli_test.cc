@@ -43,6 +43,11 @@ const std::set<std::string> kRedrawnSynthetic = {
     "fpr_repeat", "false_positives_repeat", "flows_queried", "adaptations", "remote_lookups",
     "remote_reads_for_adaptation", "moves", "rebuilds", "failed_fixes", "fpr_theory_end"};
 
+// Filters redefined on purpose: acf_cyclic_ranges now splits the code space as the ACF paper's
+// JEA version does (selector 0 half the codes, 2^s + 1 selectors; filters/acf.h), where the
+// fixtures hold our earlier split. Their rows are not compared; every other filter's are.
+const std::set<std::string> kRedefinedFilters = {"acf_cyclic_ranges"};
+
 // The old adapt records named their row kind in `experiment`; the new ones in `record`.
 std::string RowOf(const json& old_record) {
   const std::string e = old_record.value("experiment", "");
@@ -78,7 +83,10 @@ TEST_P(LegacyCommandLines, GiveTheSameResultsAsBefore) {
   // (cuckoo12_b2, cuckoo12_b8): they are additions, compared by the conformance suite, not here.
   std::set<std::string> old_filters;
   for (const json& r : expected["records"]) old_filters.insert(r.value("filter", ""));
-  for (const json& r : expected["records"]) old_rows[RowOf(r)].push_back(r);
+  for (const std::string& f : kRedefinedFilters) old_filters.erase(f);
+  for (const json& r : expected["records"]) {
+    if (old_filters.count(r.value("filter", ""))) old_rows[RowOf(r)].push_back(r);
+  }
   for (const json& r : amq::testing::ReadRecords(out)) {
     if (old_filters.count(r.value("filter", ""))) now_rows[r.value("record", "cell")].push_back(r);
   }
