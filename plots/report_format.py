@@ -87,3 +87,24 @@ def caches(context: dict) -> str:
         described.append(f"{cache.get('level', '?')} {size:,} B" if isinstance(size, int)
                          else f"{cache.get('level', '?')} {size}")
     return ", ".join(described)
+
+
+BOUND_HEADERS = ["efficiency log2(1/ε)/bits", "bits over log2(1/ε)"]
+
+
+def bound_cells(bits_per_key, fpr) -> list[str]:
+    """Space against the information-theoretic bound of log2(1/ε) bits/key at the FPR ε given: the
+    efficiency log2(1/ε) ÷ bits/key ("0.692") and the bits over the bound, bits/key − log2(1/ε)
+    ("+2.96"), the two cells BOUND_HEADERS name. Both "–" where ε is missing, 0 (no false positive
+    seen: no finite bound) or at least 1, or bits/key is missing or not positive."""
+    if is_missing(bits_per_key) or is_missing(fpr) or not 0 < float(fpr) < 1 or not float(bits_per_key) > 0:
+        return [DASH, DASH]
+    bits, bound = float(bits_per_key), math.log2(1 / float(fpr))
+    return [f"{bound / bits:.3f}", f"{bits - bound:+.2f}"]
+
+
+def bound_note(fpr: str = "the FPR the row measured") -> str:
+    """The sentence a section gives once to explain bound_cells' columns, naming the FPR used as ε."""
+    return ("Efficiency is log2(1/ε) ÷ bits/key, the share of the space that the information-theoretic"
+            " bound log2(1/ε) would need (1 at the bound), and bits over log2(1/ε) is bits/key − log2(1/ε),"
+            f" both \"–\" where ε is 0 or not recorded; here ε is {fpr}.")

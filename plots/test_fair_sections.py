@@ -68,6 +68,8 @@ def test_fastfilter_cqf_is_judged_only_like_for_like():
     assert results.verdicts("cqf at the same r and load runs at") == [stats.REPRODUCED]
     assert "not like for like: a different r" in text
     assert "0.474" in text  # FastFilter's implied load is stated beside ours
+    # log2(1/0.0019) = 9.0398 bits: 9.0398/21.23 = 0.426 of the bits/key, 21.23 − 9.0398 = 12.19 over.
+    assert "| cqf | 8 | 0.477 | 21.23 | 0.426 | +12.19 | 0.190% [0.18, 0.20] | 0.190% |" in text
     results = Records({"versus": [cqf_row(8, 0.477, 25.0)]})  # 17% more bits at the same r and load
     quotient.versus_fastfilter(results, "versus")
     assert results.verdicts("cqf takes") == [stats.CONTRADICTED]
@@ -102,14 +104,14 @@ def test_cqf_against_count_min_verdict_follows_the_errors():
     assert results.verdicts("Count-Min Theorem 1") == [stats.CONTRADICTED]
 
 
-def locality_row(name, member, probes=None):
+def locality_row(name, member, probes=None, fpr=None):
     return {"filter": name, "load_factor": 0.9, "bits_per_key": 10.0, "cache_lines_member_mean": member,
             "cache_lines_member_max": 3, "cache_lines_absent_mean": 1.0, "cache_lines_absent_max": 2,
-            "cache_lines_member_lookups": 100, "hash_probes": probes}
+            "cache_lines_member_lookups": 100, "hash_probes": probes, "fpr": fpr}
 
 
 def test_locality_is_judged_against_the_articles_table():
-    results = Records({"lines": [locality_row("cuckoo", 1.9), locality_row("bloom", 6.99, 7),
+    results = Records({"lines": [locality_row("cuckoo", 1.9, fpr=2 ** -8), locality_row("bloom", 6.99, 7),
                                  locality_row("xor", 3.0), locality_row("quotient", 1.6)]}, locality.SECTION)
     text = locality.render(results)
     assert results.verdicts("the Quotient Filter article: a cuckoo") == [stats.REPRODUCED]
@@ -117,6 +119,10 @@ def test_locality_is_judged_against_the_articles_table():
     assert results.verdicts("the Quotient Filter article: a quotient") == [stats.CONTRADICTED]  # 0.6 lines over: beyond 2 × 0.25
     assert results.verdicts("the Quotient Filter article: a xor") == []  # not in the article's table: shown, not judged
     assert "| xor |" in text
+    # Beside bits/key, the bound log2(1/ε) at the measured FPR: 2^-8 gives 8 bits, 8/10 = 0.800 of
+    # the 10 bits/key spent and 2 bits over it; a row without a measured FPR has neither.
+    assert "| cuckoo | 0.900 | 10.00 | 0.800 | +2.00 | 1.90 | 3 | 1.00 | 2 |" in text
+    assert "| xor | 0.900 | 10.00 | – | – | 3.00 | 3 | 1.00 | 2 |" in text
 
 
 def ribbon_row(name, target, bits, fpr):
@@ -140,6 +146,14 @@ def test_sweep_judges_ribbon_frac_against_ribbon_exactly():
     lines = sweep.ribbon_fractional(results, pd.DataFrame(rows))
     assert "ε = 0.01: 7.06 against 7.35 (-3.9%)" in lines[0]
     assert results.verdicts("ribbon_frac never") == [stats.REPRODUCED]
+    # The efficiency tables read each cell's measured FPR: at ε = 0.01 ribbon spent 7.35 bits/key on
+    # log2(1/0.0078) = 7 + log2(1.0016) = 7.0023 (0.953, +0.35) and ribbon_frac 7.06 on log2(100) =
+    # 6.6439 (0.941, +0.42); at 2^-8 both spent 8.40 on log2(1/0.0039) = 8.0023 (0.953, +0.40). No
+    # cell at 0.001: dashes.
+    text = "\n".join(sweep.bound_tables(pd.DataFrame(rows), [0.01, 2 ** -8, 0.001]))
+    assert "| filter: efficiency log2(1/ε)/bits | ε = 0.01 | ε = 0.00391 | ε = 0.001 |" in text
+    assert "| ribbon | 0.953 | 0.953 | – |" in text and "| ribbon_frac | 0.941 | 0.953 | – |" in text
+    assert "| ribbon | +0.35 | +0.40 | – |" in text and "| ribbon_frac | +0.42 | +0.40 | – |" in text
     rows[1]["bits_per_key"] = 7.40
     results = Records({})
     sweep.ribbon_fractional(results, pd.DataFrame(rows))

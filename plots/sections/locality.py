@@ -7,7 +7,7 @@ import pandas as pd
 
 import reference
 import stats
-from report_format import count, number, table
+from report_format import BOUND_HEADERS, bound_cells, bound_note, count, number, table
 from result_set import Experiment, ResultSet
 from sections import common
 
@@ -60,6 +60,7 @@ def one_run(results: ResultSet, experiment: Experiment, frame: pd.DataFrame) -> 
                 # the load it ran at: the article states the quotient filter's one line for α ≤ 0.75
                 conditions={} if stats.is_missing(r.get("load_factor")) else {"load": float(r["load_factor"])}).cell
         rows.append([r["filter"], number(r.get("load_factor"), 3), f"{r['bits_per_key']:.2f}",
+                     *bound_cells(r["bits_per_key"], r.get("fpr")),
                      f"{r['cache_lines_member_mean']:.2f}", count(r["cache_lines_member_max"]),
                      f"{r['cache_lines_absent_mean']:.2f}", count(r["cache_lines_absent_max"]),
                      said.words if said else "–", "–" if expected is None else f"{expected:g}", judged])
@@ -70,8 +71,9 @@ def one_run(results: ResultSet, experiment: Experiment, frame: pd.DataFrame) -> 
         " non-member lookups read, traced from the addresses the lookup itself reads (harness/cell/line_tracer.h:"
         " page protection and single-stepping, no timing). An access that straddles two lines counts once."
         f" The Quotient Filter article's table is beside each row; verdicts are on member lookups, ±{LINES_TOL:g} lines.",
+        bound_note(),
         "",
-        table(["filter", "load", "bits/key", "lines per member lookup (mean)", "max", "lines per absent lookup"
+        table(["filter", "load", "bits/key", *BOUND_HEADERS, "lines per member lookup (mean)", "max", "lines per absent lookup"
                " (mean)", "max", "the article says", "article's lines", f"against the article (±{LINES_TOL:g})"], rows),
     ])
 

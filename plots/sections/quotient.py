@@ -16,7 +16,7 @@ import pandas as pd
 import reference
 import stats
 import theory
-from report_format import count, number, pct, pct_ci, spread, table, timing
+from report_format import BOUND_HEADERS, bound_cells, bound_note, count, number, pct, pct_ci, spread, table, timing
 from result_set import Experiment, ResultSet
 from sections import common
 
@@ -48,7 +48,7 @@ def formulas(results: ResultSet, experiment_id: str) -> list[str]:
                                                     frame["load_factor"])
     rows = [[r["filter"], count(r["keys_inserted"]), count(r["quotient_bits"]), count(r["remainder_bits"]),
              number(r["metadata_bits_per_slot"], 3), f"{r['load_factor']:.3f}", f"{r['bits_per_key']:.2f}",
-             f"{r['article']:.2f}", f"{r['survey']:.2f}", f"{pct(r['fpr'])} / {pct(r['fpr_theory'])}",
+             *bound_cells(r["bits_per_key"], r["fpr"]), f"{r['article']:.2f}", f"{r['survey']:.2f}", f"{pct(r['fpr'])} / {pct(r['fpr_theory'])}",
              common.fpr_cell(r)] for r in frame.to_dict("records")]
     gap_article = worst_gap(frame["bits_per_key"], frame["article"])
     gap_survey = worst_gap(frame["bits_per_key"], frame["survey"])
@@ -80,9 +80,11 @@ def formulas(results: ResultSet, experiment_id: str) -> list[str]:
     return [
         "",
         *common.heading(results, experiment_id, "###"),
-        table(["filter", "n", "q", "r", "metadata bits/slot", "load", "bits/key measured",
+        table(["filter", "n", "q", "r", "metadata bits/slot", "load", "bits/key measured", *BOUND_HEADERS,
                "Quotient Filter article: (r + meta)/α", "AMQ survey: (log2(n/α) + r + 3)/α", "FPR measured / theory",
                f"theory in CI (±{common.FPR_TOL:.0%})"], rows),
+        "",
+        bound_note(),
         "",
         *[f"- {line}" for line in lines],
         "",
@@ -120,7 +122,7 @@ def versus_fastfilter(results: ResultSet, experiment_id: str) -> list[str]:
                 f" {ref_load:.3f})", stats.verdict(r["bits_per_key"], ref.bits_per_key, rel_tol=SAME_SPACE_TOL),
                 stats.tolerance_text(SAME_SPACE_TOL)).cell
         rows.append([r["filter"], count(r["remainder_bits"]), f"{r['load_factor']:.3f}", f"{r['bits_per_key']:.2f}",
-                     pct_ci(r), pct(r["fpr_theory"]), same_fpr, f"{r['bits_per_key'] / ref.bits_per_key:.2f}×",
+                     *bound_cells(r["bits_per_key"], r["fpr"]), pct_ci(r), pct(r["fpr_theory"]), same_fpr, f"{r['bits_per_key'] / ref.bits_per_key:.2f}×",
                      judged])
         lines.append(f"{r['filter']} at r = {int(r['remainder_bits'])} and load {r['load_factor']:.3f} takes"
                      f" {r['bits_per_key']:.2f} bits/key at FPR {pct(r['fpr'])}; {ref.label} takes"
@@ -134,9 +136,9 @@ def versus_fastfilter(results: ResultSet, experiment_id: str) -> list[str]:
         f" published; (r + 2.125)/bits per key gives ({ref_r} + 2.125)/{ref.bits_per_key:g} = {ref_load:.3f}"
         f" (10^6 keys in 2^21 slots). Our loads are read from the records. Bits/key are judged only where r"
         f" is the same and the loads are within {LOAD_MATCH:g} (±{SAME_SPACE_TOL:.0%}); at another load or r"
-        " the row is shown, not judged.",
+        " the row is shown, not judged. " + bound_note(),
         "",
-        table(["filter", "r", "load", "bits/key", "FPR measured [95% CI]", "FPR theory",
+        table(["filter", "r", "load", "bits/key", *BOUND_HEADERS, "FPR measured [95% CI]", "FPR theory",
                f"same FPR as FastFilter's (±{EQUAL_FPR_TOL:.0%})", "bits/key against FastFilter's CQF",
                f"same bits/key at the same r and load (±{SAME_SPACE_TOL:.0%})"], rows),
         "",

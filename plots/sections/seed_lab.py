@@ -18,7 +18,7 @@ import pandas as pd
 import reference
 import stats
 import theory
-from report_format import count, number, table
+from report_format import BOUND_HEADERS, bound_cells, bound_note, count, number, table
 from result_set import Experiment, ResultSet, verdict_cell
 from sections import common
 
@@ -132,6 +132,9 @@ def one_run(results: ResultSet, experiment: Experiment, cells: pd.DataFrame) -> 
         ["bits/key", f"{survey['bits_per_key'].value:.2f}", f"f·b·m/n = {bits_formula:.2f}",
          f"{row['bits_per_key']:.2f}", "±0.005",
          against_survey("bits/key", row["bits_per_key"], survey["bits_per_key"].value, abs_tol=0.005)],
+        *[[header, printed, "–", ours, "–", "shown, not judged"] for header, printed, ours in
+          zip(BOUND_HEADERS, bound_cells(survey["bits_per_key"].value, survey["fpr"].value),
+              bound_cells(row["bits_per_key"], row["fpr"]))],
         ["insert failures", count(survey["insert_failures"].value), "–", count(row["insert_failures"]), "exact",
          against_survey("insert failures", row["insert_failures"], survey["insert_failures"].value)],
         ["false negatives", "–", "0 by definition", f"{missed:,} in {len(cells)} tables", "exact",
@@ -161,7 +164,8 @@ def one_run(results: ResultSet, experiment: Experiment, cells: pd.DataFrame) -> 
         results.made_by(experiment.id),
         "",
         "Verdicts compare the survey's printed numbers with ours (geometry, failures) or judge a"
-        " formula against our measured 95% interval.",
+        " formula against our measured 95% interval. "
+        + bound_note("each side's measured FPR (the survey's printed one and ours, in the measured FPR row)"),
         "" if like_for_like else f"_This run used n = {keys:,}, ε = {eps:g}, max load {max_load:g}, b = {b};"
         " the survey's lab is n = 30,000, ε = 0.01, max load 0.94, b = 4, so its numbers are shown"
         " without verdicts._",

@@ -11,7 +11,7 @@ import math
 import reference
 import stats
 import theory
-from report_format import count, pct_ci, table, timing
+from report_format import BOUND_HEADERS, bound_cells, bound_note, count, pct_ci, table, timing
 from result_set import Experiment, ResultSet
 from sections import common
 
@@ -26,7 +26,8 @@ def render(results: ResultSet) -> str | None:
 def one_run(results: ResultSet, experiment: Experiment, frame: pd.DataFrame) -> str | None:
     frame = frame.sort_values(["target_fpr", "filter"], ascending=[False, True])
     rows = [
-        [f"{r['target_fpr']:g}", r["filter"], f"{r['bits_per_key']:.2f}", f"{r['bits_per_key_theory']:.2f}",
+        [f"{r['target_fpr']:g}", r["filter"], f"{r['bits_per_key']:.2f}", *bound_cells(r["bits_per_key"], r["fpr"]),
+         f"{r['bits_per_key_theory']:.2f}",
          f"{float(theory.bloom(r['target_fpr'])):.2f}", pct_ci(r, 4), f"{r['fpr_theory'] * 100:.4f}%",
          common.fpr_cell(r), timing(r, "insert_ns"), timing(r, "query_ns_positive"),
          timing(r, "query_ns_negative"), count(r["false_negatives"])]
@@ -54,7 +55,7 @@ def one_run(results: ResultSet, experiment: Experiment, frame: pd.DataFrame) -> 
                      " bits/key.")
     return "\n".join([
         *common.heading(results, experiment.id),
-        table(["target ε", "filter", "bits/key", "family formula at the target", "Bloom optimum",
+        table(["target ε", "filter", "bits/key", *BOUND_HEADERS, "family formula at the target", "Bloom optimum",
                "FPR measured [95% CI]", "FPR theory", f"theory in CI (±{common.FPR_TOL:.0%})", "insert ns",
                "query ns (present)", "query ns (absent)", "false neg."], rows),
         "",
@@ -65,6 +66,7 @@ def one_run(results: ResultSet, experiment: Experiment, frame: pd.DataFrame) -> 
         " each before its table is rounded up (to 64-bit words, 64-byte blocks, a power of two of"
         " buckets), which the measured bits/key shows."
         f" The Bloom optimum is log2(1/ε)/ln 2 = {1 / math.log(2):.3f}·log2(1/ε).",
+        bound_note("the FPR the row measured; the optimal Bloom filter's efficiency is ln 2 = 0.693"),
         "Timings are ns per key, median [min–max] over the run's repeats.",
         "",
         *[f"- {line}" for line in lines],

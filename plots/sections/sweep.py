@@ -11,7 +11,7 @@ import numpy as np
 import reference
 import stats
 import theory
-from report_format import pct, table
+from report_format import BOUND_HEADERS, DASH, bound_cells, bound_note, pct, table
 from result_set import Experiment, ResultSet
 from sections import common
 
@@ -153,6 +153,18 @@ def bloom_base_check(results: ResultSet, built) -> list[str]:
             f" the measured FPR lies within {worst:.1%} of 0.6185^(m/n).", check.prose]
 
 
+def bound_tables(built: pd.DataFrame, targets: list) -> list[str]:
+    """For each of bound_cells' two numbers, a table of it by filter and target ε, ε the cell's
+    measured FPR."""
+    cells = {(r["filter"], r["target_fpr"]): bound_cells(r["bits_per_key"], r["fpr"]) for r in built.to_dict("records")}
+    names = list(dict.fromkeys(built["filter"]))
+    parts = [bound_note("the FPR the cell measured") + " By filter and target ε, the same rows as above:"]
+    for i, header in enumerate(BOUND_HEADERS):
+        rows = [[name] + [cells[(name, t)][i] if (name, t) in cells else DASH for t in targets] for name in names]
+        parts += ["", table([f"filter: {header}"] + [f"ε = {t:.3g}" for t in targets], rows)]
+    return parts
+
+
 def render(results: ResultSet) -> str | None:
     return common.each(results, SECTION, one_run)
 
@@ -192,6 +204,8 @@ def one_run(results: ResultSet, experiment: Experiment, frame: pd.DataFrame) -> 
         f" built; the verdict is on the largest gap over the sweep (±{CURVE_TOL:.0%}).",
         "",
         table(["filter"] + [f"ε = {t:.3g}" for t in targets] + ["against the curve"], rows),
+        "",
+        *bound_tables(built, targets),
         "",
         "Cuckoo against Bloom: each filter's bits/key against log2(1/ε) at its measured FPR, joined"
         " linearly between sweep points; the crossing is where cuckoo becomes the smaller. Ours is the"

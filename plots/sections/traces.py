@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from report_format import count, pct, pct_ci, table, timing
+from report_format import BOUND_HEADERS, bound_cells, bound_note, count, pct, pct_ci, table, timing
 from result_set import ResultSet
 from sections import common
 
@@ -13,7 +13,7 @@ SECTION = "traces"
 
 def one_trace(results: ResultSet, experiment_id: str, frame: pd.DataFrame) -> list[str]:
     first = frame.iloc[0]
-    rows = [[r["filter"], f"{r['bits_per_key']:.2f}",
+    rows = [[r["filter"], f"{r['bits_per_key']:.2f}", *bound_cells(r["bits_per_key"], r["fpr"]),
              f"{pct(r['stream_fpr'])} ({count(r['stream_false_positives'])})", pct_ci(r), pct(r["fpr_theory"]),
              common.fpr_cell(r), timing(r, "query_ns_mixed"), count(r["false_negatives"])]
             for r in frame.to_dict("records")]
@@ -25,7 +25,7 @@ def one_trace(results: ResultSet, experiment_id: str, frame: pd.DataFrame) -> li
         f" {count(first['stream_queries'])} parsed packets are replayed as queries,"
         f" {count(first['stream_negative_queries'])} of them about flows not held.",
         "",
-        table(["filter", "bits/key", "stream FPR (per packet)", "FPR over distinct flows not held [95% CI]",
+        table(["filter", "bits/key", *BOUND_HEADERS, "stream FPR (per packet)", "FPR over distinct flows not held [95% CI]",
                "theory", f"theory in CI (±{common.FPR_TOL:.0%})", "ns per packet query", "false neg."], rows),
         "",
     ]
@@ -42,7 +42,7 @@ def render(results: ResultSet) -> str | None:
     parts += [
         "The per-packet FPR weights each colliding flow by its packets (a filter answers the same"
         " for every packet of a flow); the per-flow FPR over distinct flows not held is the one"
-        " theory predicts.",
+        " theory predicts. " + bound_note("that per-flow FPR over distinct flows not held"),
         "",
         f"- {common.fpr_chance_check(results, SECTION, every, 'the FPR formulas on replayed flows').prose}",
         f"- {common.false_negative_check(results, SECTION, every).prose}",
