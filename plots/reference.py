@@ -169,6 +169,7 @@ class Space:
     fpr: float
     source: str
     load: float | None = None  # table families: the load the reference ran at
+    target_fpr: float | None = None  # sized from an FPR: only cells of this target compare
 
 
 # filter -> FastFilter's or a production library's bits/key and FPR at n = 10^6.
@@ -181,6 +182,10 @@ SPACE = {
     "binary_fuse8_4wise": Space("FastFilter BinaryFuse8 4-wise", 8.62, 0.00388, FASTFILTER_N6),
     "binary_fuse16": Space("FastFilter BinaryFuse16", 18.09, 0.000018, FASTFILTER_N6),
     "ribbon64": Space("FastFilter StandardRibbon64 (r = 7)", 7.98, 0.00784, FASTFILTER_N6),
+    "homog_ribbon64": Space("FastFilter HomogRibbon64_8 (r = 8)", 8.75, 0.00393, FASTFILTER_N6, target_fpr=2**-8),
+    "bumped_ribbon": Space("FastFilter BalancedRibbon64Pack_8 (r = 8)", 8.05, 0.00382, FASTFILTER_N6,
+                           target_fpr=2**-8),
+    "gcs": Space("FastFilter GCS (ε = 2^-8)", 10.04, 0.00397, FASTFILTER_N6, target_fpr=2**-8),
     # FastFilter's cuckoo sizes its table to 94% load without a power-of-two bucket count.
     "cuckoo8": Space("FastFilter Cuckoo8", 8.51, 0.02916, FASTFILTER_N6, load=0.94),
     "cuckoo12": Space("FastFilter Cuckoo12", 12.77, 0.00181, FASTFILTER_N6, load=0.94),
@@ -387,6 +392,10 @@ ARTICLE_FPR_2_TO_MINUS_R = Figure(1.0, QUOTIENT_ARTICLE_SOURCE, "ε ≈ 2^−r")
 # capacity ... without storing or re-hashing the original keys".
 ARTICLE_KEYLESS_MERGE = Figure(1.0, QUOTIENT_ARTICLE_SOURCE, "merged, or doubled in capacity, without the original"
                                                              " keys")
+# The article: merged "in a single sequential pass", doubled "by one sequential scan" (O(m)): time
+# linear in the slots m, i.e. a growth exponent of 1 of time against m.
+ARTICLE_LINEAR_MERGE = Figure(1.0, QUOTIENT_ARTICLE_SOURCE, "merged in a single sequential pass; doubled by one"
+                                                            " sequential scan (O(m))")
 
 # The counting Bloom filter (Fan, Cao, Almeida, Broder, "Summary cache", IEEE/ACM ToN 2000, §V.C:
 # 4-bit counters where a Bloom filter has bits). The AMQ survey's "Deletion required: cuckoo or

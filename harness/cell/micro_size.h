@@ -124,7 +124,8 @@ inline std::string MicroKeysText(const std::vector<std::size_t>& counts) {
 // table at most half full (10^6 keys: 2^21 slots, load 0.477). At the 1% target and max load
 // 0.96 the same keys would fill 2^20 slots to 0.954 with r = 7, where runs are long and an
 // insert shifts far more; the quotient_load experiment times them against load.
-inline FilterParams MicroFilterParams(std::size_t n, std::string_view family = {}) {
+inline FilterParams MicroFilterParams(std::size_t n, std::string_view family = {},
+                                      std::string_view name = {}) {
   FilterParams p;
   p.capacity = n;
   p.target_fpr = 0.01;
@@ -139,6 +140,10 @@ inline FilterParams MicroFilterParams(std::size_t n, std::string_view family = {
   // The Golomb-compressed set at FastFilter's GCS configuration (8 bits per key of hash range,
   // eps = 2^-8, Rice k = 7), so the two decode codes of the same length.
   if (family == "gcs") p.target_fpr = 1.0 / 256;
+  // Homogeneous and bumped Ribbon at r = 8, as FastFilter's HomogRibbon64_8 and
+  // BalancedRibbon64Pack_8 (ribbon64 stays at the 1% target: r = 7, FastFilter's
+  // StandardRibbon64_7).
+  if (name == "homog_ribbon64" || name == "bumped_ribbon") p.target_fpr = 1.0 / 256;
   p.seed = 1;
   return p;
 }

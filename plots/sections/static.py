@@ -26,6 +26,8 @@ def reference_cells(results: ResultSet, row: dict) -> list[str]:
     ref = reference.SPACE.get(row["filter"])
     if ref is None or flag(row.get("build_failed")):
         return ["–", "–", "–", "–"]
+    if ref.target_fpr is not None and not math.isclose(row.get("target_fpr") or 0.0, ref.target_fpr, rel_tol=1e-9):
+        return ["–", "–", "–", "–"]  # sized for another FPR than the reference: not like for like
     bits = row["bits_per_key"]
     note = ""
     if ref.load is not None and not stats.is_missing(row.get("load_factor")):
