@@ -134,6 +134,18 @@ def test_keyless_merge_without_a_timing_is_not_reproduced():
     assert verdicts(bad, "without the original keys") == [stats.CONTRADICTED]
 
 
+def test_merge_and_doubling_are_judged_linear_in_m_by_their_growth_exponent():
+    def runs(per_key):
+        return pd.DataFrame([dict(filter="rsqf", operation=f"{op}_by_size/{2 ** q}", ns_per_key=per_key(q))
+                             for op in ("merge", "resize_double") for q in (14, 16, 18, 20, 22) for _ in range(3)])
+    flat, doubling = Records({}), Records({})
+    quotient.linear_merge_checks(flat, runs(lambda q: 20.0))  # time ∝ m: exponent 1
+    quotient.linear_merge_checks(doubling, runs(lambda q: 20.0 * 2 ** ((q - 14) / 2)))  # time ∝ m^1.5
+    assert verdicts(flat, "merged in a single sequential pass") == [stats.REPRODUCED] * 2
+    assert verdicts(doubling, "merged in a single sequential pass") == [stats.CONTRADICTED] * 2
+    assert "rsqf merge: time grows as m^1.00 (ns per key 20.0 at m = 2^14" in flat.checks[0].evidence
+
+
 # --- the survey's overheads, Bloom's base, the 4-wise lookups, reads per lookup --------------------
 
 
@@ -229,7 +241,7 @@ def test_every_added_claim_is_decided_by_the_check_meant_for_it():
     cuckoo_load.cliff_check(records, fill({0.95: 0, 0.96: 100, 0.97: 6_000}, first=0.955))
     frame = pd.concat([quotient_fill(), quotient_fill("rsqf", lookup=lambda load: 30.0)], ignore_index=True)
     for check in (quotient.refusal_check, quotient.degradation_check, quotient.merging_checks,
-                  quotient.stability_check, quotient.fast_rejection_check):
+                  quotient.stability_check):
         check(records, frame)
     quotient.fpr_limit_check(records, "quotient", frame, "test")
     quotient.growth_check(records, pd.DataFrame([dict(filter="quotient", keys=10 ** e, quotient_bits=q, load_factor=0.6,
@@ -245,11 +257,28 @@ def test_every_added_claim_is_decided_by_the_check_meant_for_it():
     locality.survey_reads(records, Records({"locality": []}, "locality").listed[0], pd.DataFrame([dict(
         filter="xor", cache_lines_member_lookups=10, cache_lines_member_mean=3.0, cache_lines_member_max=3,
         cache_lines_absent_mean=3.0)]))
+    # 400 of 1000 absent lookups in one line against 38.7% unoccupied quotients (load 0.95: e^-0.95).
+    rsqf = dict(filter="rsqf", load_factor=0.95, cache_lines_absent_one_line=400, cache_lines_absent_lookups=1000,
+                runs=613, slots=1000)
+    assert locality.fast_rejection_check(records, rsqf)
     added = [claim for claim in claims.CLAIMS if claim.words in ADDED]
     assert len(added) == len(ADDED)
     for claim in added:
         assert claims.judge(claim, records.checks).deciding, claim.words
     fast = next(c for c in added if c.words.startswith("fast rejection"))
-    assert claims.judge(fast, records.checks).verdict == stats.NOT_MEASURED
+    assert claims.judge(fast, records.checks).verdict == stats.REPRODUCED
     merge_pass = next(c for c in claims.CLAIMS if c.words.startswith("merged in a single sequential pass"))
     assert claims.judge(merge_pass, records.checks).verdict == stats.NOT_MEASURED
+
+
+def test_fast_rejection_fails_where_unoccupied_quotients_read_more_than_a_line():
+    from sections import locality
+
+    records = Records({"locality": []}, "locality")
+    # 300 of 1000 one-line lookups (interval's upper end 32.9%) against 38.7% unoccupied quotients.
+    line = locality.fast_rejection_check(records, dict(
+        filter="quotient", load_factor=0.95, cache_lines_absent_one_line=300, cache_lines_absent_lookups=1000,
+        runs=613, slots=1000))
+    assert "300 of 1,000 absent lookups touched one line (30.0% [27.2%, 32.9%]); unoccupied quotients 38.7%" in line
+    assert records.checks[-1].verdict == stats.CONTRADICTED
+    assert locality.fast_rejection_check(records, dict(filter="bloom", cache_lines_absent_one_line=1)) is None

@@ -76,7 +76,7 @@ template <class F>
 void PutLineCounts(const F& filter, const QuerySet& queries, std::size_t lookups, Json& record) {
   const auto count = [&](std::span<const std::uint64_t> keys, const std::string& name) {
     std::optional<std::size_t> total, most;
-    std::size_t traced = 0;
+    std::size_t traced = 0, one_line = 0;
     if constexpr (requires { { filter.bytes() } -> std::convertible_to<std::span<const std::uint8_t>>; }) {
       total = 0;
       most = 0;
@@ -89,6 +89,7 @@ void PutLineCounts(const F& filter, const QuerySet& queries, std::size_t lookups
         }
         *total += lines->size();
         most = std::max(*most, lines->size());
+        one_line += lines->size() <= 1;
         ++traced;
       }
     }
@@ -96,6 +97,7 @@ void PutLineCounts(const F& filter, const QuerySet& queries, std::size_t lookups
     record["cache_lines_" + name + "_mean"] = measured ? Json(static_cast<double>(*total) / traced) : Json(nullptr);
     record["cache_lines_" + name + "_max"] = measured ? Json(*most) : Json(nullptr);
     record["cache_lines_" + name + "_lookups"] = measured ? traced : 0;
+    record["cache_lines_" + name + "_one_line"] = measured ? Json(one_line) : Json(nullptr);
   };
   count(queries.positives, "member");
   count(queries.negatives, "absent");

@@ -6,6 +6,9 @@
 // quotient_family/<filter>/absent/<b>       ns per negative lookup at fill b%
 // quotient_family/<filter>/merge            two filters at 45% each into one (90%), ns/key
 // quotient_family/<filter>/resize_double    a 90% filter into 2^21 slots, r = 7, ns/key
+// quotient_family/<filter>/merge_by_size/<m>, .../resize_double_by_size/<m>: the same at
+//   m = 2^14 .. 2^22 canonical slots (90% after the merge, 90% before the doubling), so a
+//   time linear in m shows as ns per key flat in m (the article's "single sequential pass").
 // The classic QF also gets 99% and 100% steps (its circular table fills completely).
 // References on this machine class (plots/reference.py, QUOTIENT_FAMILY_SPEED): splatlab's CQF
 // inserts fall from ~3.5 to ~1 Mops (~290 -> ~1000 ns) by 90% load, lookups ~8 -> 3 Mops
@@ -173,6 +176,58 @@ void BM_Resize(benchmark::State& state) {
   PerKey(state, KeysAt(90));
 }
 
+// Merge and doubling at a table of 2^q slots of their own (keys of stream 22 + q), independent
+// of --keys: the article's O(m) is a statement about m.
+constexpr int kSizedQ[] = {14, 16, 18, 20, 22};
+
+template <class F>
+void BM_MergeBySize(benchmark::State& state, int q) {
+  const std::size_t half = (std::size_t{1} << q) * 45 / 100;
+  const auto keys = UniformKeys(22 + q, KeyStream::kMembers, 2 * half);
+  F a(q, kR, SpreadSeed(22 + q), 1.0), b(q, kR, SpreadSeed(22 + q), 1.0);
+  for (std::size_t i = 0; i < half; ++i) a.insert(keys[i]);
+  for (std::size_t i = half; i < 2 * half; ++i) b.insert(keys[i]);
+  {
+    const F m = F::merge(a, b);
+    if (m.quotient_bits() != q || CountContained(m, std::span(keys.data(), 2 * half)) != 2 * half) {
+      state.SkipWithError("merge lost keys or grew");
+      return;
+    }
+  }
+  for (auto _ : state) {
+    F m = F::merge(a, b);
+    benchmark::DoNotOptimize(m);
+  }
+  PerKey(state, 2 * half);
+  state.counters["slots"] = static_cast<double>(std::size_t{1} << q);
+}
+
+template <class F>
+void BM_ResizeBySize(benchmark::State& state, int q) {
+  const std::size_t n = (std::size_t{1} << q) * 90 / 100;
+  const auto keys = UniformKeys(22 + q, KeyStream::kMembers, n);
+  F f(q, kR, SpreadSeed(22 + q), 1.0);
+  for (std::uint64_t key : keys) {
+    if (!f.insert(key)) {
+      state.SkipWithError("fill refused an insert");
+      return;
+    }
+  }
+  {
+    const F g = f.resized_double();
+    if (CountContained(g, std::span(keys.data(), n)) != n) {
+      state.SkipWithError("resize lost keys");
+      return;
+    }
+  }
+  for (auto _ : state) {
+    F g = f.resized_double();
+    benchmark::DoNotOptimize(g);
+  }
+  PerKey(state, n);
+  state.counters["slots"] = static_cast<double>(std::size_t{1} << q);
+}
+
 template <class F>
 bool RegisterSweep(std::vector<int> steps) {
   const std::string base = "quotient_family/" + std::string(F::kName);
@@ -203,6 +258,19 @@ bool RegisterSweep(std::vector<int> steps) {
       ->Unit(benchmark::kMillisecond)
       ->UseRealTime()
       ->Iterations(5);
+  for (int q : kSizedQ) {
+    const std::string m = std::to_string(std::size_t{1} << q);
+    WithMinMax(benchmark::RegisterBenchmark((base + "/merge_by_size/" + m).c_str(),
+                                            [q](benchmark::State& s) { BM_MergeBySize<F>(s, q); }))
+        ->Unit(benchmark::kMillisecond)
+        ->UseRealTime()
+        ->Iterations(3);
+    WithMinMax(benchmark::RegisterBenchmark((base + "/resize_double_by_size/" + m).c_str(),
+                                            [q](benchmark::State& s) { BM_ResizeBySize<F>(s, q); }))
+        ->Unit(benchmark::kMillisecond)
+        ->UseRealTime()
+        ->Iterations(3);
+  }
   return true;
 }
 

@@ -124,9 +124,11 @@ const std::vector<FieldSpec> kRecordFields = {
     {"cache_lines_member_mean", "number|null", "lines", "mean distinct 64-byte lines of the filter's storage one member lookup touches, over the first T member queries, traced from the addresses it reads; null where the filter does not expose its storage or tracing is unavailable (non-x86-64, AddressSanitizer)", "filters, cache_lines", kMachine},
     {"cache_lines_member_max", "integer|null", "lines", "most lines one of those member lookups touched", "filters, cache_lines", kMachine},
     {"cache_lines_member_lookups", "integer", "lookups", "member lookups traced (0: not measured)", "filters, cache_lines"},
+    {"cache_lines_member_one_line", "integer|null", "lookups", "of those member lookups, the ones that touched at most one line", "filters, cache_lines", kMachine},
     {"cache_lines_absent_mean", "number|null", "lines", "as cache_lines_member_mean, over the first T non-member queries", "filters, cache_lines", kMachine},
     {"cache_lines_absent_max", "integer|null", "lines", "most lines one of those non-member lookups touched", "filters, cache_lines", kMachine},
     {"cache_lines_absent_lookups", "integer", "lookups", "non-member lookups traced (0: not measured)", "filters, cache_lines"},
+    {"cache_lines_absent_one_line", "integer|null", "lookups", "of those non-member lookups, the ones that touched at most one line (a quotient filter's fast rejection: an unoccupied quotient answers from one read)", "filters, cache_lines", kMachine},
 };
 
 const std::vector<FieldSpec> kContextFields = {

@@ -13,6 +13,31 @@ from sections import common
 
 SECTION = "locality"
 LINES_TOL = 0.25  # lines: a lookup straddling a line boundary may add one now and then
+QUOTIENT_FAMILY = ("quotient", "rsqf", "cqf")
+
+
+def fast_rejection_check(results: ResultSet, row: dict) -> str | None:
+    """The Quotient Filter article's fast rejection: a non-member whose quotient is unoccupied is
+    answered from one read. A uniform non-member's quotient is unoccupied with probability
+    1 − runs / slots (a run per occupied quotient), so at least that share of the traced absent
+    lookups must touch a single line; judged on the upper end of the share's 95% interval."""
+    if row["filter"] not in QUOTIENT_FAMILY:
+        return None
+    one_line, traced = row.get("cache_lines_absent_one_line"), row.get("cache_lines_absent_lookups")
+    runs, slots = row.get("runs"), row.get("slots")
+    if any(stats.is_missing(v) for v in (one_line, traced, runs, slots)) or not traced or not slots:
+        return None
+    unoccupied = 1 - float(runs) / float(slots)
+    low, high = stats.wilson(float(one_line), float(traced))
+    claim = reference.ARTICLE_FAST_REJECTION
+    return results.check(
+        SECTION, f"{claim.source}: {claim.label}",
+        f"{row['filter']} at load {number(row.get('load_factor'), 3)}: {count(one_line)} of {count(traced)} absent"
+        f" lookups touched one line ({one_line / traced:.1%} [{low:.1%}, {high:.1%}]); unoccupied quotients"
+        f" {unoccupied:.1%} (1 − runs/slots)",
+        stats.verdict(high, unoccupied, claim="at_least"),
+        "one-line share (95% interval's upper end) at least the unoccupied share",
+        measured=one_line / traced, expected=unoccupied, judged_as="at_least").prose
 
 
 def article_lines(row: dict) -> float | None:
@@ -65,6 +90,7 @@ def one_run(results: ResultSet, experiment: Experiment, frame: pd.DataFrame) -> 
                      f"{r['cache_lines_absent_mean']:.2f}", count(r["cache_lines_absent_max"]),
                      said.words if said else "–", "–" if expected is None else f"{expected:g}", judged])
     traced = int(frame["cache_lines_member_lookups"].max())
+    rejections = [line for line in (fast_rejection_check(results, r) for r in frame.to_dict("records")) if line]
     return "\n".join([
         *common.heading(results, experiment.id, "###"),
         f"Distinct 64-byte lines of the filter's storage that each of the first {count(traced)} member and"
@@ -75,6 +101,7 @@ def one_run(results: ResultSet, experiment: Experiment, frame: pd.DataFrame) -> 
         "",
         table(["filter", "load", "bits/key", *BOUND_HEADERS, "lines per member lookup (mean)", "max", "lines per absent lookup"
                " (mean)", "max", "the article says", "article's lines", f"against the article (±{LINES_TOL:g})"], rows),
+        *(["", *[f"- {line}" for line in rejections]] if rejections else []),
     ])
 
 

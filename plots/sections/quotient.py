@@ -11,6 +11,9 @@ costs come from the first micro-benchmark experiment whose file times the quotie
 
 from __future__ import annotations
 
+import math
+
+import numpy as np
 import pandas as pd
 
 import reference
@@ -499,21 +502,6 @@ def fpr_limit_check(results: ResultSet, section: str, frame: pd.DataFrame, what:
         conditions={"load": float(top["load_factor"])}).prose]
 
 
-def fast_rejection_check(results: ResultSet, frame: pd.DataFrame) -> list[str]:
-    """The article's fast rejection answers an absent lookup whose quotient holds no key (a share
-    1 − runs/slots of them); how many reads those lookups took is not traced."""
-    rows = frame[frame["filter"] == "quotient"].dropna(subset=["runs"]).sort_values("load_factor")
-    if rows.empty:
-        return []
-    shares = ", ".join(f"{1 - r['runs'] / r['slots']:.0%} at {r['load_factor']:.2f}" for r in rows.to_dict("records"))
-    claim = reference.ARTICLE_FAST_REJECTION
-    return [results.check(
-        SECTION, f"{claim.source}: {claim.label}",
-        f"absent lookups whose quotient holds no key (1 − runs/slots), which step 1 answers: {shares}; the"
-        " reads each took are not traced (the locality experiment records only the mean and max lines per"
-        " absent lookup)", stats.NOT_MEASURED, "–").prose]
-
-
 def keyless_check(results: ResultSet, runs: pd.DataFrame) -> list[str]:
     """The article's merge and doubling without the original keys: the micro-benchmarks merge two
     filters and double one from the filters alone, and record a timing only after every key of the
@@ -535,6 +523,39 @@ def keyless_check(results: ResultSet, runs: pd.DataFrame) -> list[str]:
         stats.verdict(len(missing), 0), "every filter merged and doubled, every key found").prose]
 
 
+LINEAR_TOL = 0.1  # growth exponent: O(m) judged as at most 1 + this
+
+
+def linear_merge_checks(results: ResultSet, runs: pd.DataFrame) -> list[str]:
+    """The article's merge in one sequential pass and doubling by one scan: O(m). The
+    micro-benchmarks merge and double at m = 2^14 .. 2^22 slots (operations merge_by_size/<m>,
+    resize_double_by_size/<m>); the time of one merge is ns per key times its keys (0.9 m), and
+    its growth exponent against m is fitted by least squares on the medians."""
+    sized = runs[runs["operation"].str.contains("_by_size/", regex=False)]
+    if sized.empty:
+        return []
+    summary = stats.summary(sized, ["filter", "operation"], "ns_per_key")
+    claim = reference.ARTICLE_LINEAR_MERGE
+    lines = []
+    for (name, op), rows in summary.assign(
+            kind=summary["operation"].str.split("/").str[0],
+            m=summary["operation"].str.split("/").str[1].astype(float)).groupby(["filter", "kind"]):
+        rows = rows.sort_values("m")
+        if len(rows) < 3:
+            continue
+        exponent = float(np.polyfit(np.log(rows["m"]), np.log(rows["median"] * 0.9 * rows["m"]), 1)[0])
+        per_m = ", ".join(f"{r['median']:.1f} at m = 2^{int(round(math.log2(r['m'])))}"
+                          for r in rows.to_dict("records"))
+        what = "merge" if op.startswith("merge") else "doubling"
+        lines.append(results.check(
+            SECTION, f"{claim.source}: {claim.label}",
+            f"{name} {what}: time grows as m^{exponent:.2f} (ns per key {per_m})",
+            stats.verdict(exponent, claim.value, abs_tol=LINEAR_TOL, claim="at_most"),
+            f"exponent at most 1 + {LINEAR_TOL:g}", measured=exponent, expected=claim.value,
+            abs_tol=LINEAR_TOL, judged_as="at_most").prose)
+    return lines
+
+
 def source_claim_lines(results: ResultSet, fill: list[pd.DataFrame], space: list[pd.DataFrame],
           micro: pd.DataFrame | None) -> list[str]:
     """The checks from HALF_FULL on, on the section's fill sweeps, space sweeps and quotient-family
@@ -543,11 +564,11 @@ def source_claim_lines(results: ResultSet, fill: list[pd.DataFrame], space: list
     for frame in fill:
         found += [*refusal_check(results, frame), *degradation_check(results, frame),
                   *merging_checks(results, frame), *stability_check(results, frame),
-                  *fpr_limit_check(results, SECTION, frame, "fill sweep"), *fast_rejection_check(results, frame)]
+                  *fpr_limit_check(results, SECTION, frame, "fill sweep")]
     for frame in space:
         found += growth_check(results, frame)
     if micro is not None:
-        found += keyless_check(results, micro)
+        found += keyless_check(results, micro) + linear_merge_checks(results, micro)
     if not found:
         return []
     return ["", "### The source documents' claims on quotient filters", "",
