@@ -137,17 +137,13 @@ void BM_Lookup(benchmark::State& state, int percent, bool present) {
   if (!present) state.counters["fpr"] = static_cast<double>(hits) / probes.size();
 }
 
+// Times F::merge(a, b) after checking, once, that the merge keeps 2^q slots and finds every key.
 template <class F>
-void BM_Merge(benchmark::State& state) {
-  const auto& keys = SweepKeys();
-  F a = Empty<F>(), b = Empty<F>();
-  const std::size_t half = KeysAt(45);
-  for (std::size_t i = 0; i < half; ++i) a.insert(keys[i]);
-  for (std::size_t i = half; i < 2 * half; ++i) b.insert(keys[i]);
+void TimeMerge(benchmark::State& state, const F& a, const F& b, std::span<const std::uint64_t> keys,
+               int q) {
   {
     const F m = F::merge(a, b);
-    if (m.quotient_bits() != Q() ||
-        CountContained(m, std::span(keys.data(), 2 * half)) != 2 * half) {
+    if (m.quotient_bits() != q || CountContained(m, keys) != keys.size()) {
       state.SkipWithError("merge lost keys or grew");
       return;
     }
@@ -156,15 +152,15 @@ void BM_Merge(benchmark::State& state) {
     F m = F::merge(a, b);
     benchmark::DoNotOptimize(m);
   }
-  PerKey(state, 2 * half);
+  PerKey(state, keys.size());
 }
 
+// Times f.resized_double() after checking, once, that the doubled filter finds every key.
 template <class F>
-void BM_Resize(benchmark::State& state) {
-  const F& f = FilledTo<F>(90);
+void TimeResize(benchmark::State& state, const F& f, std::span<const std::uint64_t> keys) {
   {
     const F g = f.resized_double();
-    if (CountContained(g, std::span(SweepKeys().data(), KeysAt(90))) != KeysAt(90)) {
+    if (CountContained(g, keys) != keys.size()) {
       state.SkipWithError("resize lost keys");
       return;
     }
@@ -173,7 +169,22 @@ void BM_Resize(benchmark::State& state) {
     F g = f.resized_double();
     benchmark::DoNotOptimize(g);
   }
-  PerKey(state, KeysAt(90));
+  PerKey(state, keys.size());
+}
+
+template <class F>
+void BM_Merge(benchmark::State& state) {
+  const auto& keys = SweepKeys();
+  F a = Empty<F>(), b = Empty<F>();
+  const std::size_t half = KeysAt(45);
+  for (std::size_t i = 0; i < half; ++i) a.insert(keys[i]);
+  for (std::size_t i = half; i < 2 * half; ++i) b.insert(keys[i]);
+  TimeMerge(state, a, b, std::span(keys.data(), 2 * half), Q());
+}
+
+template <class F>
+void BM_Resize(benchmark::State& state) {
+  TimeResize(state, FilledTo<F>(90), std::span(SweepKeys().data(), KeysAt(90)));
 }
 
 // Merge and doubling at a table of 2^q slots of their own (keys of stream 22 + q), independent
@@ -187,18 +198,7 @@ void BM_MergeBySize(benchmark::State& state, int q) {
   F a(q, kR, SpreadSeed(22 + q), 1.0), b(q, kR, SpreadSeed(22 + q), 1.0);
   for (std::size_t i = 0; i < half; ++i) a.insert(keys[i]);
   for (std::size_t i = half; i < 2 * half; ++i) b.insert(keys[i]);
-  {
-    const F m = F::merge(a, b);
-    if (m.quotient_bits() != q || CountContained(m, std::span(keys.data(), 2 * half)) != 2 * half) {
-      state.SkipWithError("merge lost keys or grew");
-      return;
-    }
-  }
-  for (auto _ : state) {
-    F m = F::merge(a, b);
-    benchmark::DoNotOptimize(m);
-  }
-  PerKey(state, 2 * half);
+  TimeMerge(state, a, b, keys, q);
   state.counters["slots"] = static_cast<double>(std::size_t{1} << q);
 }
 
@@ -213,18 +213,7 @@ void BM_ResizeBySize(benchmark::State& state, int q) {
       return;
     }
   }
-  {
-    const F g = f.resized_double();
-    if (CountContained(g, std::span(keys.data(), n)) != n) {
-      state.SkipWithError("resize lost keys");
-      return;
-    }
-  }
-  for (auto _ : state) {
-    F g = f.resized_double();
-    benchmark::DoNotOptimize(g);
-  }
-  PerKey(state, n);
+  TimeResize(state, f, keys);
   state.counters["slots"] = static_cast<double>(std::size_t{1} << q);
 }
 
