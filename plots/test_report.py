@@ -166,7 +166,7 @@ def test_sections_tell_the_default_suites_experiments_apart_by_what_they_are():
 
     assert roles("quotient", quotient.role) == {
         "quotient_space": "space", "quotient_load": "fill", "quotient_tables": "tables",
-        "quotient_vs_fastfilter": "fastfilter"}
+        "quotient_vs_fastfilter": "fastfilter", "quotient_merge_sizes": "micro"}
     assert roles("adaptive", adaptive.role) == {
         "adapt_grid": "adapt_synthetic", "adapt_grid_s1": "adapt_synthetic", "adapt_grid_premise": "adapt_synthetic",
         "adapt_trace_real": "adapt_trace", "adapt_trace_synth": "adapt_trace",

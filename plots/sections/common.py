@@ -87,5 +87,6 @@ def frames(results: ResultSet, experiments: list[Experiment]) -> list[tuple[Expe
 def one_n_micro(results: ResultSet) -> list[Experiment]:
     """The micro-benchmark experiments at one n (no `keys` list: those are speed_vs_n's), in
     suite order, wherever the suite puts them: the builds the speed and hosts sections set side by
-    side, told apart by their `build`."""
-    return [e for e in results.experiments(kind="micro") if len(e.keys) <= 1]
+    side, told apart by their `build`. A micro experiment of another section than these (the
+    quotient section's merge and doubling by size) is that section's own."""
+    return [e for e in results.experiments(kind="micro") if len(e.keys) <= 1 and e.section in ("speed", "hosts")]

@@ -252,13 +252,16 @@ def cluster_check(results: ResultSet, frame) -> list[str]:
         f"at most {ARTICLE_CLUSTER_SLOTS:g} slots, the article's upper end").prose]
 
 
-def quotient_family_runs(results: ResultSet) -> tuple[str, pd.DataFrame] | None:
-    """The first micro-benchmark experiment whose file times the quotient family, and those runs."""
+def quotient_family_runs(results: ResultSet, sized: bool = False) -> tuple[str, pd.DataFrame] | None:
+    """The first micro-benchmark experiment whose file times the quotient family, and those runs;
+    with `sized`, the first that times its merge and doubling at several sizes (_by_size/<m>)."""
     for experiment in results.experiments(kind="micro"):
         micro = results.frame(experiment.id)
         if micro is None or micro.empty or "suite" not in micro:
             continue
         runs = micro[(micro["aggregate"] == "iteration") & (micro["suite"] == "quotient_family")]
+        if sized:
+            runs = runs[runs["operation"].str.contains("_by_size/", regex=False)]
         if not runs.empty:
             return experiment.id, runs
     return None
@@ -296,7 +299,10 @@ def merge_and_resize(results: ResultSet) -> list[str]:
 
 
 def role(experiment: Experiment) -> str:
-    """What an experiment of the section is for, from its parameters (the module's docstring)."""
+    """What an experiment of the section is for, from its parameters (the module's docstring).
+    Micro-benchmark experiments (the merge and doubling by size) are read by claim_lines."""
+    if experiment.kind == "micro":
+        return "micro"
     if max(experiment.param_values("key_sets") or [1]) > 1:
         return "tables"
     if experiment.param_values("load_steps"):
@@ -568,7 +574,7 @@ def source_claim_lines(results: ResultSet, fill: list[pd.DataFrame], space: list
     for frame in space:
         found += growth_check(results, frame)
     if micro is not None:
-        found += keyless_check(results, micro) + linear_merge_checks(results, micro)
+        found += keyless_check(results, micro)
     if not found:
         return []
     return ["", "### The source documents' claims on quotient filters", "",
@@ -579,5 +585,11 @@ def claim_lines(results: ResultSet) -> list[str]:
     """source_claim_lines on the section's fill sweeps, space sweeps and quotient-family runs."""
     present = common.frames(results, results.experiments(SECTION))
     fill, space = ([f for e, f in present if role(e) == wanted] for wanted in ("fill", "space"))
-    found = quotient_family_runs(results)
-    return source_claim_lines(results, fill, space, found[1] if found else None)
+    found, sized = quotient_family_runs(results), quotient_family_runs(results, sized=True)
+    lines = source_claim_lines(results, fill, space, found[1] if found else None)
+    if sized is None:
+        return lines
+    extra = [f"- {line}" for line in linear_merge_checks(results, sized[1])]
+    if not lines:
+        return ["", "### The source documents' claims on quotient filters", "", *extra]
+    return [*lines, *extra]
