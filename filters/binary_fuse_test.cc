@@ -109,7 +109,9 @@ TEST(BinaryFuse, OurSegmentsKeepTheMiddleThickEnough) {
                       fuse_detail::kMinMiddleFactor3 * double(n))
           << "n = " << n;
     }
-    if (n >= 100000) ASSERT_EQ(g.segment_length, p.segment_length) << "n = " << n;
+    if (n >= 100000) {
+      ASSERT_EQ(g.segment_length, p.segment_length) << "n = " << n;
+    }
     const auto g4 = fuse_detail::GeometryFor(n, 4), p4 = fuse_detail::PaperGeometryFor(n, 4);
     ASSERT_EQ(g4.segment_length, p4.segment_length);
     ASSERT_EQ(g4.slots, p4.slots);

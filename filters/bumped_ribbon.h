@@ -191,6 +191,8 @@ class BumpedRibbon {
   static constexpr double kNominalOverhead = 0.0025;
   static constexpr std::string_view kName = "bumped_ribbon";
   static constexpr std::string_view kFamily = "ribbon";
+  // Micro-benchmarked at FastFilter's BalancedRibbon64Pack_8 (r = 8). harness/cell/micro_size.h.
+  static constexpr double kMicroTargetFpr = 1.0 / 256;
   static constexpr std::string_view kParameters =
       "BuRR; w = 64; buckets of b = 128 starts, 2-bit thresholds {0, 3b/16, 3b/8, b}; each "
       "layer n_l/(1.08 b) buckets; up to 4 layers, then ribbon64; --fpr eps: "

@@ -80,6 +80,9 @@ class Gcs {
  public:
   static constexpr std::string_view kName = "gcs";
   static constexpr std::string_view kFamily = "gcs";
+  // Micro-benchmarked at FastFilter's GCS configuration (eps = 2^-8, Rice k = 7), so the two
+  // decode codes of the same length. harness/cell/micro_size.h.
+  static constexpr double kMicroTargetFpr = 1.0 / 256;
   static constexpr std::string_view kParameters =
       "--fpr eps (2^-32 .. <1): B = max(1, ceil(n/32)) buckets of ceil(32/eps) hash values; Rice k "
       "minimising k + 1/(1 - (1-eps)^2^k); bucket offsets in groups of 32, ceil(log2(1.5*1024*c)) "

@@ -72,7 +72,8 @@ double TimeTheirs(const std::vector<std::uint64_t>& keys) {
 template <class Ours>
 double TimeOurs(const std::vector<std::uint64_t>& keys) {
   const auto start = Clock::now();
-  Ours filter = Ours::build(keys, amq::MicroFilterParams(keys.size(), Ours::kFamily, Ours::kName));
+  Ours filter = Ours::build(
+      keys, amq::MicroFilterParams(keys.size(), Ours::kFamily, amq::MicroTargetFprOf<Ours>()));
   const double t = NanosPerKey(start, keys.size());
   asm volatile("" : : "r"(&filter) : "memory");
   return t;
@@ -179,7 +180,8 @@ template <class Ours, class Theirs>
 void StaticLookups(const char* ours_name, const char* their_name,
                    const std::vector<std::uint64_t>& members,
                    const std::vector<std::uint64_t>& others, int rounds) {
-  const Ours ours = Ours::build(members, amq::MicroFilterParams(members.size(), Ours::kFamily, Ours::kName));
+  const Ours ours = Ours::build(
+      members, amq::MicroFilterParams(members.size(), Ours::kFamily, amq::MicroTargetFprOf<Ours>()));
   Theirs theirs(members.size());
   theirs.AddAll(members, 0, members.size());
   Lookups(ours_name, their_name, ours, theirs, members, others, rounds);

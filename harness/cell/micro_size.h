@@ -124,8 +124,21 @@ inline std::string MicroKeysText(const std::vector<std::size_t>& counts) {
 // table at most half full (10^6 keys: 2^21 slots, load 0.477). At the 1% target and max load
 // 0.96 the same keys would fill 2^20 slots to 0.954 with r = 7, where runs are long and an
 // insert shifts far more; the quotient_load experiment times them against load.
+// A filter timed beside a FastFilter configuration sized for another FPR than 1% says which
+// (FastFilter's HomogRibbon64_8, BalancedRibbon64Pack_8 and GCS run at 2^-8):
+//   static constexpr double kMicroTargetFpr = 1.0 / 256;
+template <class F>
+constexpr double MicroTargetFprOf() {
+  if constexpr (requires { F::kMicroTargetFpr; }) {
+    return F::kMicroTargetFpr;
+  } else {
+    return 0.0;
+  }
+}
+
+// micro_target_fpr: the filter's MicroTargetFprOf (0: the 1% target).
 inline FilterParams MicroFilterParams(std::size_t n, std::string_view family = {},
-                                      std::string_view name = {}) {
+                                      double micro_target_fpr = 0.0) {
   FilterParams p;
   p.capacity = n;
   p.target_fpr = 0.01;
@@ -137,13 +150,7 @@ inline FilterParams MicroFilterParams(std::size_t n, std::string_view family = {
     p.target_fpr = 1.0 / 256;
     p.max_load = 0.5;
   }
-  // The Golomb-compressed set at FastFilter's GCS configuration (8 bits per key of hash range,
-  // eps = 2^-8, Rice k = 7), so the two decode codes of the same length.
-  if (family == "gcs") p.target_fpr = 1.0 / 256;
-  // Homogeneous and bumped Ribbon at r = 8, as FastFilter's HomogRibbon64_8 and
-  // BalancedRibbon64Pack_8 (ribbon64 stays at the 1% target: r = 7, FastFilter's
-  // StandardRibbon64_7).
-  if (name == "homog_ribbon64" || name == "bumped_ribbon") p.target_fpr = 1.0 / 256;
+  if (micro_target_fpr > 0) p.target_fpr = micro_target_fpr;
   p.seed = 1;
   return p;
 }

@@ -3,6 +3,7 @@
 
 #include "filters/all.h"
 #include "harness/cell/memory_estimate.h"
+#include "harness/cell/micro_size.h"
 
 namespace amq {
 namespace {
@@ -29,7 +30,8 @@ template <Filter F>
 FilterEntry EntryFor() {
   return {F::kName,          F::kFamily,       F::kParameters, DynamicFilter<F>,
           ErasableFilter<F>, IsFixedWidth<F>(), LibraryOf<F>(), StatsOf<F>(),
-          &RunCell<F>,       AdaptiveOf<F>(),  &BuildOnce<F>, &MeasureBuildBytes<F>};
+          &RunCell<F>,       AdaptiveOf<F>(),  &BuildOnce<F>, &MeasureBuildBytes<F>,
+          MicroTargetFprOf<F>()};
 }
 
 template <class... Fs>

@@ -41,6 +41,23 @@ MicroRun RunMicro(const std::string& args) {
   return run;
 }
 
+// The filters paired with FastFilter's r = 8 configurations declare their micro FPR; the
+// registry and the micro-benchmarks size them from it, the others at 1%.
+TEST(MicroSizing, FiltersPairedWithARateEightReferenceAreSizedAtTwoToTheMinusEight) {
+  for (const char* name : {"homog_ribbon64", "bumped_ribbon", "gcs"}) {
+    const FilterEntry* f = FindFilter(name);
+    ASSERT_NE(f, nullptr) << name;
+    EXPECT_EQ(f->micro_target_fpr, 1.0 / 256) << name;
+    EXPECT_EQ(MicroFilterParams(1000, f->family, f->micro_target_fpr).target_fpr, 1.0 / 256) << name;
+  }
+  for (const char* name : {"ribbon64", "ribbon", "bloom", "xor8"}) {
+    const FilterEntry* f = FindFilter(name);
+    ASSERT_NE(f, nullptr) << name;
+    EXPECT_EQ(f->micro_target_fpr, 0.0) << name;
+    EXPECT_EQ(MicroFilterParams(1000, f->family, f->micro_target_fpr).target_fpr, 0.01) << name;
+  }
+}
+
 TEST(MicroKeys, OneNOrAListOfWholeNumbersEachOnce) {
   EXPECT_EQ(ParseMicroKeys("1000000"), (std::vector<std::size_t>{1000000}));
   EXPECT_EQ(ParseMicroKeys("1024,4096,1048576"), (std::vector<std::size_t>{1024, 4096, 1048576}));
