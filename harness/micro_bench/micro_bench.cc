@@ -5,7 +5,10 @@
 //   insert | build           warm: into memory already mapped and touched (see BM_Build)
 //   insert_cold | build_cold cold: the table allocated, zeroed and faulted in inside the timed
 //                            region, as FastFilter's single pass times it
-//   query_present | query_absent                  one contains() per key
+//   query_present | query_absent                  one contains() per key, inlined into the loop
+//   query_present_noinline | query_absent_noinline the same through a call that is not inlined,
+//                            as FastFilter's benchmark calls its Contain: the like-for-like pair
+//                            for its figures (../shared/tools/side_by_side_fastfilter.sh uses them)
 //   query_present_batched | query_absent_batched  contains_many() over the whole buffer, for
 //                            filters that batch (BatchedFilter): hashes and prefetches a group
 //                            of keys before probing any of them
@@ -138,7 +141,9 @@ const Built<F>& BuiltFor(std::size_t n, bool& holds_every_key) {
 // The query loop over n members or n non-members of the held filter, one contains() per key
 // or (batched) contains_many over the whole buffer into answers allocated and touched before
 // timing. The batched path must also find every member before it is timed.
-template <Filter F, bool kBatched = false>
+enum class QueryLoop { kInlined, kOutOfLine, kBatched };
+
+template <Filter F, QueryLoop kLoop = QueryLoop::kInlined>
 void BM_Query(benchmark::State& state, bool members) {
   const std::size_t n = static_cast<std::size_t>(state.range(0));
   bool holds_every_key = false;
@@ -148,13 +153,15 @@ void BM_Query(benchmark::State& state, bool members) {
     return;
   }
   const auto queries = members ? Members(n) : NonMembers(n);
-  if constexpr (kBatched) {
+  if constexpr (kLoop == QueryLoop::kBatched) {
     std::vector<std::uint8_t> answers(n, 0);
     if (members && CountContainedBatched(built.filter, queries, answers) != n) {
       state.SkipWithError("false negatives in the batched path");
       return;
     }
     for (auto _ : state) benchmark::DoNotOptimize(CountContainedBatched(built.filter, queries, answers));
+  } else if constexpr (kLoop == QueryLoop::kOutOfLine) {
+    for (auto _ : state) benchmark::DoNotOptimize(CountContainedOutOfLine(built.filter, queries));
   } else {
     for (auto _ : state) benchmark::DoNotOptimize(CountContained(built.filter, queries));
   }
@@ -216,9 +223,9 @@ template <Filter F>
 void RegisterBatched() {
   if constexpr (BatchedFilter<F>) {
     AtEveryN(benchmark::RegisterBenchmark((std::string(F::kName) + "/query_present_batched").c_str(),
-                                          [](benchmark::State& s) { BM_Query<F, true>(s, true); }));
+                                          [](benchmark::State& s) { BM_Query<F, QueryLoop::kBatched>(s, true); }));
     AtEveryN(benchmark::RegisterBenchmark((std::string(F::kName) + "/query_absent_batched").c_str(),
-                                          [](benchmark::State& s) { BM_Query<F, true>(s, false); }));
+                                          [](benchmark::State& s) { BM_Query<F, QueryLoop::kBatched>(s, false); }));
   }
 }
 
@@ -232,6 +239,14 @@ void RegisterAll(TypeList<Fs...>) {
    ...);
   (AtEveryN(benchmark::RegisterBenchmark((std::string(Fs::kName) + "/query_absent").c_str(),
                                          [](benchmark::State& s) { BM_Query<Fs>(s, false); })),
+   ...);
+  (AtEveryN(benchmark::RegisterBenchmark(
+       (std::string(Fs::kName) + "/query_present_noinline").c_str(),
+       [](benchmark::State& s) { BM_Query<Fs, QueryLoop::kOutOfLine>(s, true); })),
+   ...);
+  (AtEveryN(benchmark::RegisterBenchmark(
+       (std::string(Fs::kName) + "/query_absent_noinline").c_str(),
+       [](benchmark::State& s) { BM_Query<Fs, QueryLoop::kOutOfLine>(s, false); })),
    ...);
   (AtEveryN(benchmark::RegisterBenchmark(
        (std::string(Fs::kName) + (StaticFilter<Fs> ? "/build_cold" : "/insert_cold")).c_str(),

@@ -87,7 +87,8 @@ TEST(MicroKeys, AListGivesOneBenchmarkPerFilterOperationAndN) {
   for (const auto& [base, ns] : by_base) EXPECT_EQ(ns, every_n) << base;
   for (const FilterEntry& f : Registry()) {
     for (const std::string op : {f.dynamic ? "insert" : "build", f.dynamic ? "insert_cold" : "build_cold",
-                                 "query_present", "query_absent"}) {
+                                 "query_present", "query_absent", "query_present_noinline",
+                                 "query_absent_noinline"}) {
       EXPECT_TRUE(by_base.count(std::string(f.name) + "/" + op)) << f.name << "/" << op;
     }
   }
