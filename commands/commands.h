@@ -19,5 +19,7 @@ int MergeCommand(const Args& args);   // commands/suite_command.cc: join --shard
 int MachineCommand(const Args& args); // commands/machine_command.cc: this host's latency and bandwidth
 int CompareCommand(const Args& args); // commands/compare_command.cc: two runs, cell by cell
 int TheoryCommand(const Args& args);  // commands/theory_command.cc: theory formulas as JSON
+// commands/count_instructions_command.cc: the instructions kind's child, under callgrind only
+int CountInstructionsCommand(const Args& args);
 
 }  // namespace amq

@@ -34,6 +34,12 @@ What a field is comes from the one field table, harness/run/schema.cc, through r
     a two-sided Mann-Whitney U test below --alpha (0.05) and a change of the median beyond
     --threshold (10%) is slower (worse) or faster (better), as google/benchmark's compare.py
     judges. Fewer samples: the ratio, "too few repeats, not judged".
+  * build (the instructions kind's instructions_per_op, d1_misses_per_op, ll_misses_per_op:
+    callgrind's counts, the same on every run of one build): judged only between records of one
+    build (the header's compiler, compiler_flags, build_type and march_native, and the record's
+    valgrind_version, the build fields that are strings); then a count more than
+    --count-threshold (1%) above the base's is worse ("more"), one that far below is better
+    ("fewer"). Another build: the ratio, "other build, not judged".
   * machine (peak_rss_bytes, memory_estimate_bytes) and setting (repeats): not compared.
   The header's context (host, time, commit) is never a metric.
 
@@ -74,7 +80,8 @@ import load  # noqa: E402
 import stats  # noqa: E402
 
 EXIT_SAME, EXIT_WORSE, EXIT_BAD_INPUT = 0, 1, 2
-IDENTITY, DETERMINISTIC, SETTING, TIMING, MACHINE = "identity", "deterministic", "setting", "timing", "machine"
+IDENTITY, DETERMINISTIC, SETTING, TIMING, MACHINE, BUILD = (
+    "identity", "deterministic", "setting", "timing", "machine", "build")
 SKIPPED_FILES = {"suite_run.json", "schema.json"}
 DEFAULT_BASELINE = load.REPO / "results" / "baseline"
 
@@ -93,7 +100,7 @@ class BadInput(Exception):
 # --- what each field is -----------------------------------------------------------------------
 
 def field_classes(schema: Path) -> dict[str, str]:
-    """Record field -> identity, deterministic, setting, timing or machine (results/schema.json)."""
+    """Record field -> identity, deterministic, setting, timing, machine or build (results/schema.json)."""
     try:
         doc = json.loads(Path(schema).read_text(encoding="utf-8"))
         properties = doc["$defs"]["data"]["properties"]
@@ -136,6 +143,7 @@ class Entry:
     source: str
     values: dict = field(default_factory=dict)  # flattened fields (result files)
     timings: dict = field(default_factory=dict)  # name -> (median, samples or None)
+    build: tuple = ()  # compiler, flags, build type, -march=native (result files)
 
 
 @dataclass
@@ -177,8 +185,14 @@ def label_of(values: dict, record: str) -> str:
     return " ".join(parts)
 
 
+def build_of(result: load.ResultFile) -> tuple:
+    """What a build-class count depends on besides the record's own build strings."""
+    context = result.context or {}
+    return tuple(context.get(k) for k in ("compiler", "compiler_flags", "build_type", "march_native"))
+
+
 def entries_of_result(result: load.ResultFile, classes: dict[str, str]) -> list[Entry]:
-    machine = machine_of(result)
+    machine, build = machine_of(result), build_of(result)
     entries = []
     for record in result.records:
         values = flatten(record, "", classes, {})
@@ -192,7 +206,7 @@ def entries_of_result(result: load.ResultFile, classes: dict[str, str]) -> list[
             timings[name] = (value, samples if isinstance(samples, list) else None)
         entries.append(Entry(key, str(record.get("experiment")), record.get("cell_id"), kind,
                              record.get("seed"), label_of(values, kind), machine,
-                             result.path.name, values, timings))
+                             result.path.name, values, timings, build))
     return entries
 
 
@@ -316,6 +330,7 @@ class Settings:
     threshold: float = 0.10
     min_repeats: int = 5
     float_rel_tol: float = 1e-9
+    count_threshold: float = 0.01
 
 
 @dataclass
@@ -380,7 +395,8 @@ def compare_sides(base: Side, new: Side, classes: dict[str, str], settings: Sett
     counts = {"cells_matched": 0, "records_matched": 0, "values_equal": 0,
               "values_not_compared_seeds_differ": 0, "fprs_within_intervals": 0,
               "fprs_not_judged_no_interval": 0,
-              "timings_same": 0, "timings_not_judged": 0, "cells_only_in_base": 0,
+              "timings_same": 0, "timings_not_judged": 0, "counts_within_threshold": 0,
+              "counts_not_judged_other_build": 0, "cells_only_in_base": 0,
               "cells_only_in_new": 0}
     matched_cells = set()
     base_left, new_left = [], []
@@ -421,7 +437,7 @@ def compare_entries(b: Entry, n: Entry, classes: dict[str, str], settings: Setti
     same_seed = b.seed == n.seed
     for name in sorted(set(b.values) | set(n.values)):
         if classes.get(top_level(name), DETERMINISTIC) != DETERMINISTIC:
-            continue
+            continue  # build-class counts: compare_counts
         in_base, in_new = name in b.values, name in n.values
         if not same_seed:
             if name in FPR_INTERVALS and in_base and in_new:
@@ -443,6 +459,38 @@ def compare_entries(b: Entry, n: Entry, classes: dict[str, str], settings: Setti
             row(INFO, "new field", field=name, base="(absent)", new=n.values[name])
     for name in sorted(set(b.timings) & set(n.timings)):
         compare_timing(b, n, name, settings, row, counts)
+    compare_counts(b, n, classes, settings, row, counts)
+
+
+def build_identity(entry: Entry, classes: dict[str, str]) -> tuple:
+    """The header's build and the record's build-class strings (valgrind_version)."""
+    strings = sorted((k, v) for k, v in entry.values.items()
+                     if classes.get(top_level(k)) == BUILD and isinstance(v, str))
+    return (*entry.build, *strings)
+
+
+def compare_counts(b: Entry, n: Entry, classes: dict[str, str], settings: Settings, row, counts: dict) -> None:
+    """Build-class counts (instructions per operation): judged within one build, by a threshold."""
+    names = sorted(k for k in set(b.values) & set(n.values)
+                   if classes.get(top_level(k)) == BUILD and is_number(b.values[k]) and is_number(n.values[k]))
+    if not names:
+        return
+    same_build = build_identity(b, classes) == build_identity(n, classes)
+    for name in names:
+        old, now = b.values[name], n.values[name]
+        change = relative_change(old, now)
+        if not same_build:
+            counts["counts_not_judged_other_build"] += 1
+            row(INFO, "not judged", field=name, base=old, new=now, change=change,
+                note="other build, not judged (compiler, flags or valgrind differ)")
+        elif change is not None and change > settings.count_threshold:
+            row(WORSE, "more", field=name, base=old, new=now, change=change,
+                note=f"above the base by more than {settings.count_threshold:.0%} (one build)")
+        elif change is not None and change < -settings.count_threshold:
+            row(BETTER, "fewer", field=name, base=old, new=now, change=change,
+                note=f"below the base by more than {settings.count_threshold:.0%} (one build)")
+        else:
+            counts["counts_within_threshold"] += 1
 
 
 def compare_fpr_across_seeds(b: Entry, n: Entry, name: str, row, counts: dict) -> None:
@@ -559,6 +607,7 @@ def summary_line(comparison: Comparison) -> str:
 
     worse_parts = []
     kinds = (("changed", "deterministic values changed"), ("slower", "timings slower"),
+             ("more", "instruction or miss counts higher"),
              ("higher FPR", "FPRs higher"), ("missing cell", "cells missing from NEW"))
     for what, words in kinds:
         if count(WORSE, what):
@@ -573,13 +622,18 @@ def summary_line(comparison: Comparison) -> str:
     better = count(BETTER)
     tail = [f"{c['cells_matched']} cells matched", f"{c['values_equal']} deterministic values equal"]
     if better:
-        tail.append(f"{better} better ({count(BETTER, 'faster')} faster, {count(BETTER, 'lower FPR')} lower FPR)")
+        tail.append(f"{better} better ({count(BETTER, 'faster')} faster, {count(BETTER, 'fewer')} fewer counted,"
+                    f" {count(BETTER, 'lower FPR')} lower FPR)")
     if c["cells_only_in_new"]:
         tail.append(f"{c['cells_only_in_new']} cells only in NEW")
     if c["timings_same"]:
         tail.append(f"{c['timings_same']} timings the same")
     if c["timings_not_judged"]:
         tail.append(f"{c['timings_not_judged']} timings not judged")
+    if c["counts_within_threshold"]:
+        tail.append(f"{c['counts_within_threshold']} counts within {comparison.settings.count_threshold:.0%}")
+    if c["counts_not_judged_other_build"]:
+        tail.append(f"{c['counts_not_judged_other_build']} counts not judged (other build)")
     if c["fprs_not_judged_no_interval"]:
         tail.append(f"{c['fprs_not_judged_no_interval']} FPRs not judged (no interval in the record)")
     if c["values_not_compared_seeds_differ"]:
@@ -642,14 +696,15 @@ def as_json(comparison: Comparison) -> dict:
 # --- the baseline -----------------------------------------------------------------------------
 
 def stripped_lines(path: Path, classes: dict[str, str]) -> list[str]:
-    """A finished version 2 file's lines with its timing, machine and setting fields left out."""
+    """A finished version 2 file's lines with its timing, machine and setting fields left out (the
+    header keeps its context: the build its counts were taken with)."""
     out = []
     for line in path.read_text(encoding="utf-8").splitlines():
         if not line.strip():
             continue
         obj = json.loads(line)
         if obj.get("record") not in ("header", "end"):
-            obj = {k: v for k, v in obj.items() if classes.get(k, DETERMINISTIC) in (IDENTITY, DETERMINISTIC)}
+            obj = {k: v for k, v in obj.items() if classes.get(k, DETERMINISTIC) in (IDENTITY, DETERMINISTIC, BUILD)}
         out.append(json.dumps(obj, separators=(",", ":"), ensure_ascii=False))
     return out
 
@@ -739,6 +794,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                         help="timings: and a change of the median beyond this fraction (default 0.10)")
     parser.add_argument("--min-repeats", type=int, default=5,
                         help="timings: samples needed on each side to judge (default 5)")
+    parser.add_argument("--count-threshold", type=float, default=0.01,
+                        help="instruction and cache-miss counts of one build: a change beyond this fraction"
+                             " is worse or better (default 0.01)")
     parser.add_argument("--float-rel-tol", type=float, default=1e-9,
                         help="deterministic floats: relative difference still counted equal (default 1e-9)")
     parser.add_argument("--max-rows", type=int, default=100,
@@ -756,8 +814,10 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         parser.error("give BASE and NEW (or --update-baseline NEW)")
     if args.update_baseline is not None and args.paths:
         parser.error("--update-baseline takes NEW alone")
-    if not 0 < args.alpha < 1 or args.threshold < 0 or args.min_repeats < 1 or args.float_rel_tol < 0:
-        parser.error("--alpha in (0, 1), --threshold >= 0, --min-repeats >= 1, --float-rel-tol >= 0")
+    if (not 0 < args.alpha < 1 or args.threshold < 0 or args.min_repeats < 1 or args.float_rel_tol < 0
+            or args.count_threshold < 0):
+        parser.error("--alpha in (0, 1), --threshold >= 0, --min-repeats >= 1, --float-rel-tol >= 0,"
+                     " --count-threshold >= 0")
     return args
 
 
@@ -768,7 +828,7 @@ def main(argv: list[str] | None = None, out=None) -> int:
         args = parse_args(sys.argv[1:] if argv is None else argv)
     except SystemExit as stop:  # argparse: --help (0) or a usage error (2)
         return int(stop.code or 0)
-    settings = Settings(args.alpha, args.threshold, args.min_repeats, args.float_rel_tol)
+    settings = Settings(args.alpha, args.threshold, args.min_repeats, args.float_rel_tol, args.count_threshold)
     try:
         classes = field_classes(args.schema)
         if args.update_baseline is not None:

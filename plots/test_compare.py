@@ -446,3 +446,71 @@ def test_result_files_and_google_benchmark_json_cannot_be_matched(tmp_path, caps
     assert status == 2 and out == ""
     assert "schema version 2 result files" in err and "Google Benchmark JSON" in err
     assert len(err.strip().splitlines()) == 1
+
+
+# The instructions kind's callgrind counts (a small real run: bloom, xor8, cuckoo12 and rsqf at
+# n = 20,000): judged within one build by --count-threshold, never across builds.
+INSTRUCTIONS = FIXTURES / "written" / "instructions.jsonl"
+
+
+def with_count(lines: list[dict], factor: float, filter_name: str = "bloom", op: str = "query_absent") -> list[dict]:
+    lines = json.loads(json.dumps(lines))
+    cell = next(line for line in lines if line.get("filter") == filter_name)
+    cell["instructions_per_op"][op] *= factor
+    return lines
+
+
+def test_the_same_counts_exit_0_and_are_counted_within_the_threshold(capsys):
+    status, out, err = run(capsys, INSTRUCTIONS, INSTRUCTIONS)
+    assert status == 0, err
+    assert "counts within 1%" in out.splitlines()[0]
+
+
+def test_two_percent_more_instructions_in_one_build_is_worse(tmp_path, capsys):
+    new = write(tmp_path / "new" / "instructions.jsonl", with_count(lines_of(INSTRUCTIONS), 1.02))
+    status, out, _ = run(capsys, INSTRUCTIONS, new)
+    assert status == 1
+    assert "1 instruction or miss counts higher" in out.splitlines()[0]
+    row = next(line for line in out.splitlines() if "instructions_per_op.query_absent" in line)
+    assert "| more |" in row and "bloom" in row
+    # Half a percent is within the default threshold; a threshold of 0.1% catches it.
+    small = write(tmp_path / "small" / "instructions.jsonl", with_count(lines_of(INSTRUCTIONS), 1.005))
+    assert run(capsys, INSTRUCTIONS, small)[0] == 0
+    assert run(capsys, INSTRUCTIONS, small, "--count-threshold", "0.001")[0] == 1
+
+
+def test_fewer_instructions_are_better_not_worse(tmp_path, capsys):
+    new = write(tmp_path / "new" / "instructions.jsonl", with_count(lines_of(INSTRUCTIONS), 0.5))
+    status, out, _ = run(capsys, INSTRUCTIONS, new)
+    assert status == 0
+    assert "| fewer |" in out
+
+
+@pytest.mark.parametrize("where, change", [("context", ("compiler_flags", " -O2 -DNDEBUG")),
+                                            ("context", ("march_native", True)),
+                                            ("cell", ("valgrind_version", "valgrind-3.22.0"))])
+def test_counts_of_another_build_are_not_judged(tmp_path, capsys, where, change):
+    lines = with_count(lines_of(INSTRUCTIONS), 1.5)
+    key, value = change
+    for line in lines:
+        if where == "context" and line["record"] == "header":
+            line["context"][key] = value
+        if where == "cell" and line["record"] == "cell":
+            line[key] = value
+    new = write(tmp_path / "new" / "instructions.jsonl", lines)
+    status, out, _ = run(capsys, INSTRUCTIONS, new)
+    assert status == 0
+    row = next(line for line in out.splitlines() if "instructions_per_op.query_absent" in line and "bloom" in line)
+    assert "other build, not judged" in row
+
+
+def test_update_baseline_keeps_the_counts_and_their_build(tmp_path, capsys):
+    baseline = tmp_path / "baseline"
+    write(baseline / "instructions.jsonl", lines_of(INSTRUCTIONS))
+    new_dir = tmp_path / "new"
+    write(new_dir / "instructions.jsonl", with_count(lines_of(INSTRUCTIONS), 1.1))
+    status, _, err = run(capsys, "--update-baseline", new_dir, "--baseline", baseline)
+    assert status == 0, err
+    kept = lines_of(baseline / "instructions.jsonl")
+    assert kept[0]["context"]["compiler"] and "valgrind_version" in kept[1]
+    assert kept[1]["instructions_per_op"] == cell_of(lines_of(new_dir / "instructions.jsonl"))["instructions_per_op"]

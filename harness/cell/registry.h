@@ -11,6 +11,7 @@
 
 #include "harness/cell/adapt_trial.h"
 #include "harness/cell/build_once.h"
+#include "harness/cell/instruction_count.h"
 #include "harness/cell/run_cell.h"
 
 namespace amq {
@@ -34,6 +35,8 @@ struct FilterEntry {
   std::optional<std::uint64_t> (*measure_build_bytes)(const FilterParams&, std::size_t keys) = nullptr;
   // The FPR the micro-benchmarks size it for, where not 1% (harness/cell/micro_size.h).
   double micro_target_fpr = 0.0;
+  // The micro-benchmarks' kernels once each, counted under callgrind (harness/cell/instruction_count.h).
+  InstructionOutcome (*count_instructions)(const InstructionRun&) = nullptr;
 };
 
 const std::vector<FilterEntry>& Registry();

@@ -1,7 +1,6 @@
 // harness/kinds/micro_kind.cc - the micro kind (see the header).
 #include "harness/kinds/micro_kind.h"
 
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -18,9 +17,8 @@
 #include "harness/cell/memory_estimate.h"
 #include "harness/cell/micro_size.h"
 #include "harness/cell/registry.h"
+#include "harness/run/child_process.h"
 #include "harness/run/runner.h"
-
-extern char** environ;
 
 namespace amq {
 namespace {
@@ -58,8 +56,9 @@ class MicroPlan : public ExperimentPlan {
     const double min_time = p_.min_time > 0 ? p_.min_time : 0.5;
     double per_benchmark = 0;
     for (std::size_t n : KeyCounts()) per_benchmark += 1e7 * (min_time + 0.1) + 1.5 * double(n);
-    // Per filter: build or insert warm and cold, two queries and (batched filters) two batched.
-    const double per_filter = p_.operations.empty() ? 5.0 : double(p_.operations.size());
+    // Per filter: build or insert warm and cold, two queries inlined and two out of line, and
+    // (batched filters) two batched.
+    const double per_filter = p_.operations.empty() ? 7.0 : double(p_.operations.size());
     const double benchmarks = per_filter * double(p_.filters.size()) + 20.0 * double(p_.benchmarks.size());
     cell.cost = per_benchmark * benchmarks * p_.repetitions;
     cell.label = "amqbench_micro (" + p_.build + ")";
@@ -121,31 +120,9 @@ class MicroPlan : public ExperimentPlan {
       t << "--benchmark_min_time=" << p_.min_time;
       args.push_back(t.str());
     }
-    std::vector<char*> argv;
-    for (std::string& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
     // Google Benchmark's console table goes to stderr with the rest of the progress.
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, STDERR_FILENO, STDOUT_FILENO);
-    pid_t pid = 0;
-    const int spawned = posix_spawn(&pid, p_.binary.c_str(), &actions, nullptr, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    if (spawned != 0) throw InputError("cannot run " + p_.binary);
-    // The child is polled rather than waited for, so a signal sent to amqbench alone (a
-    // SIGTERM from a scheduler) reaches the benchmark too and the stop takes a moment, not the
-    // rest of the benchmark run.
-    int status = 0;
-    bool forwarded = false;
-    for (;;) {
-      const pid_t done = waitpid(pid, &status, WNOHANG);
-      if (done == pid || (done < 0 && errno != EINTR)) break;
-      if (Interrupted() && !forwarded) {
-        kill(pid, SIGTERM);
-        forwarded = true;
-      }
-      usleep(20000);
-    }
+    const ChildOutcome child = RunChild(args);
+    const int status = child.status;
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || !HoldsBenchmarks(temp)) {
       std::remove(temp.c_str());
       if (WIFSIGNALED(status) && (WTERMSIG(status) == SIGINT || WTERMSIG(status) == SIGTERM)) return 130;

@@ -34,6 +34,9 @@ inline constexpr const char* kSetting = "setting";    // a run setting outside t
 inline constexpr const char* kTiming = "timing";      // a time: varies run to run; judged only
                                                       // between runs on one machine
 inline constexpr const char* kMachine = "machine";    // a measurement of the machine (memory)
+inline constexpr const char* kBuild = "build";        // the same on every run of one build (an
+                                                      // instruction count): judged between runs
+                                                      // of one compiler, flags and valgrind
 
 struct FieldSpec {
   std::string name;

@@ -1,0 +1,61 @@
+// The instructions kind end to end: `amqbench suite` on a small suite, whose cells run
+// `amqbench count-instructions` under valgrind's callgrind. Skipped where valgrind is missing.
+#include <gtest/gtest.h>
+
+#include "commands/binary_test_support.h"
+
+namespace amq::testing {
+namespace {
+
+bool HaveValgrind() { return std::system("valgrind --version >/dev/null 2>&1") == 0; }
+
+class CountInstructions : public BinaryTest {
+ protected:
+  // Two filters (a dynamic one with a batched path, a static one) at n = 2,000.
+  fs::path WriteSuite() {
+    const fs::path suite = dir_ / "suite.toml";
+    std::ofstream(suite) << "[suite]\nname = \"t\"\nseed = 3\ndescription = \"t\"\n\n[[experiment]]\n"
+                            "id = \"instructions\"\nkind = \"instructions\"\ntitle = \"t\"\nsection = \"instructions\"\n"
+                            "charts = []\nfilters = { names = [\"cuckoo12\", \"xor8\"] }\nkeys = 2000\nqueries = 2000\n"
+                            "quick = {}\n";
+    return suite;
+  }
+};
+
+TEST_F(CountInstructions, OutsideValgrindItRefusesInOneLine) {
+  const Outcome run = Run("count-instructions bloom 1000 1000 1");
+  EXPECT_EQ(run.status, 2);
+  EXPECT_NE(run.err.find("under valgrind"), std::string::npos) << run.err;
+  EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << run.err;
+  EXPECT_EQ(Run("count-instructions no_such_filter 1000 1000 1").status, 2);
+  EXPECT_EQ(Run("count-instructions bloom 1000 2000 1").status, 2);
+}
+
+TEST_F(CountInstructions, TwoRunsOfOneBuildCountTheSame) {
+  if (!HaveValgrind()) GTEST_SKIP() << "valgrind is not installed";
+  const fs::path suite = WriteSuite();
+  std::vector<std::vector<nlohmann::json>> runs;
+  for (const char* out : {"a", "b"}) {
+    const Outcome run = Run("suite " + suite.string() + " --out-dir " + (dir_ / out).string());
+    ASSERT_EQ(run.status, 0) << run.err;
+    runs.push_back(ReadRecords(dir_ / out / "instructions.jsonl"));
+  }
+  ASSERT_EQ(runs[0].size(), 2u);
+  for (std::size_t i = 0; i < 2; ++i) {
+    const nlohmann::json& cell = runs[0][i];
+    EXPECT_EQ(cell["false_negatives"], 0);
+    const std::string first_op = cell["filter"] == "xor8" ? "build" : "insert";
+    for (const char* op : {first_op.c_str(), "query_present", "query_absent"}) {
+      ASSERT_TRUE(cell["instructions_per_op"].contains(op)) << cell["filter"] << " " << op;
+      // A lookup is tens of instructions and an insert or a build step more, never none.
+      EXPECT_GT(cell["instructions_per_op"][op].get<double>(), 10) << cell["filter"] << " " << op;
+    }
+    EXPECT_TRUE(cell["instructions_per_op"].contains("query_absent_batched")) << cell["filter"];  // both batch
+    for (const char* field : {"instructions_per_op", "d1_misses_per_op", "ll_misses_per_op"}) {
+      EXPECT_EQ(cell[field], runs[1][i][field]) << cell["filter"] << " " << field;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace amq::testing
