@@ -81,6 +81,10 @@ FilterParams ParamsFor(std::size_t n) {
 
 template <class F> constexpr bool kIsCuckoo = false;
 template <int b, int s, CuckooInsert r> constexpr bool kIsCuckoo<Cuckoo<b, s, r>> = true;
+// The semi-sorted cuckoo filter has cuckoo's hash fields; only its bucket layout differs.
+template <class F> constexpr bool kIsSemiSortCuckoo = false;
+template <int f> constexpr bool kIsSemiSortCuckoo<CuckooSemiSort<f>> = true;
+template <int f> constexpr bool kIsCuckoo<CuckooSemiSort<f>> = true;
 template <class F> constexpr bool kIsXor = false;
 template <int b> constexpr bool kIsXor<Xor<b>> = true;
 template <int b> constexpr bool kIsXor<XorPlus<b>> = true;  // XOR's hash fields
@@ -531,6 +535,13 @@ void CheckAim(const KeySet& set, const F& f) {
   if constexpr (kIsCuckoo<F>) {
     const int width = f.fingerprint_bits();
     const std::size_t slots = f.buckets() * F::kSlotsPerBucket;
+    const auto slot = [&](std::size_t i) -> std::uint64_t {
+      if constexpr (kIsSemiSortCuckoo<F>) {
+        return f.bucket_fingerprints(i / F::kSlotsPerBucket)[i % F::kSlotsPerBucket];
+      } else {
+        return PackedSlot(f.bytes(), i, width);
+      }
+    };
     if (set.name.starts_with("index")) {
       // Every key tries its bucket i1 first, so i1 - the low bits of the set's value - is full.
       const std::size_t index = (set.name.ends_with("zero")   ? 0
@@ -538,14 +549,14 @@ void CheckAim(const KeySet& set, const F& f) {
                                                               : kFieldValue) &
                                 (f.buckets() - 1);
       for (int j = 0; j < F::kSlotsPerBucket; ++j) {
-        EXPECT_NE(PackedSlot(f.bytes(), index * F::kSlotsPerBucket + j, width), 0u)
+        EXPECT_NE(slot(index * F::kSlotsPerBucket + j), 0u)
             << "bucket " << index << " is not full";
       }
     }
     if (set.name == "fingerprint" || set.name.starts_with("index_fp")) {
       std::unordered_set<std::uint64_t> stored;
       for (std::size_t i = 0; i < slots; ++i) {
-        if (const std::uint64_t v = PackedSlot(f.bytes(), i, width); v != 0) stored.insert(v);
+        if (const std::uint64_t v = slot(i); v != 0) stored.insert(v);
       }
       EXPECT_EQ(stored.size(), 1u) << "fingerprints differ";
     }

@@ -13,6 +13,7 @@
 #include "filters/counting_bloom.h"
 #include "filters/cqf.h"
 #include "filters/cuckoo.h"
+#include "filters/cuckoo_semisort.h"
 #include "filters/gcs.h"
 #include "filters/homog_ribbon.h"
 #ifdef AMQ_HAVE_LEVELDB
@@ -34,6 +35,7 @@ namespace amq {
 using AllFilters = TypeList<Bloom, BlockedBloom, BlockedBloom256, CountingBloom,
                             Cuckoo<0>, Cuckoo<8>, Cuckoo<12>, Cuckoo<16>,
                             Cuckoo<12, 2>, Cuckoo<12, 8>, Cuckoo<0, 4, CuckooInsert::kSurvey>,
+                            CuckooSemiSort13,
                             Xor8, Xor16, Xor<0>, XorPlus8, XorPlus16,
                             BinaryFuse8, BinaryFuse16, BinaryFuse<0, 3>, BinaryFuse8x4,
                             BinaryFuse16x4, BinaryFuse<0, 4>, BinaryFuse8Paper, Ribbon128, Ribbon64,

@@ -75,6 +75,119 @@ constexpr std::string_view NameFor(int bits, int slots, CuckooInsert rule) {
     default: return "cuckoo_fixed";
   }
 }
+
+// Partial-key cuckoo hashing, shared by every filter of the family that stores f-bit
+// fingerprints in 2^p buckets (Cuckoo here, CuckooSemiSort in filters/cuckoo_semisort.h).
+struct IndexFp {
+  std::uint64_t index;
+  std::uint64_t fp;
+};
+
+// Bucket from the hash's low bits, fingerprint from its high bits (ReduceRange reads the
+// top), uniform over the nonzero values: independent as long as p + f <= 64.
+inline IndexFp IndexAndFingerprint(std::uint64_t key, std::uint64_t spread_seed,
+                                   std::uint64_t bucket_mask, int fingerprint_bits) {
+  const std::uint64_t h = HashKey(key, spread_seed);
+  return {h & bucket_mask, ReduceRange(h, (1ULL << fingerprint_bits) - 1) + 1};
+}
+
+// One multiply: the product's bits 32..63 depend on every bit of fp, and this sits on the
+// critical path of every lookup (the second bucket's address waits for it).
+inline std::uint64_t AltIndex(std::uint64_t index, std::uint64_t fp, std::uint64_t bucket_mask) {
+  const std::uint64_t offset = ((fp * 0x9e3779b97f4a7c15ULL) >> 32) & bucket_mask;
+  return index ^ (offset ? offset : 1);
+}
+
+// The eviction walk of the paper's Algorithm 1, for any bucket layout: from `bucket` (full),
+// up to max_kicks times put the homeless fingerprint at a random position of the bucket, take
+// the one it displaces to that one's other bucket, and stop when it fits there.
+//   swap_in(bucket, position, fp) -> the fingerprint displaced (the layout remembers what
+//                                    undo needs),
+//   try_place(bucket, fp)         -> true when the bucket had room and now holds fp,
+//   undo()                        -> every swap_in of this walk reversed, last first.
+// Returns the kicks the insert took, or 0 when it failed: then undo() has run, the table is as
+// before and the new fingerprint is dropped, so a failed insert never loses an earlier key.
+template <int kSlotsPerBucket, class SwapIn, class TryPlace, class Undo>
+int EvictionWalk(std::uint64_t bucket, std::uint64_t fp, int max_kicks, std::uint64_t bucket_mask,
+                 XorShift64Star& rng, SwapIn swap_in, TryPlace try_place, Undo undo) {
+  std::uint64_t homeless = fp;
+  for (int kick = 1; kick <= max_kicks; ++kick) {
+    const int position = static_cast<int>(rng.Next() & (kSlotsPerBucket - 1));
+    homeless = swap_in(bucket, position, homeless);
+    bucket = AltIndex(bucket, homeless, bucket_mask);
+    if (try_place(bucket, homeless)) return kick;
+  }
+  undo();
+  return 0;
+}
+
+// The statistics every evicting filter of the family reports, declared once.
+inline constexpr StatSpec kBucketsStat{"buckets", "integer", "buckets",
+                                       "cuckoo: bucket count m (a power of two)"};
+inline constexpr StatSpec kKicksMaxStat{"kicks_max", "integer", "count",
+                                        "cuckoo: most evictions one insert needed"};
+inline constexpr StatSpec kKicksPerInsertStat{"kicks_per_insert", "number", "count",
+                                              "cuckoo: kicks_total / successful inserts"};
+inline constexpr StatSpec kKicksHistogramStat{
+    "kicks_histogram", "object", "inserts",
+    "cuckoo: inserts by evictions needed, bins 0, 1, 2, 3-4, 5-8, ... (empty bins left out)"};
+inline constexpr StatSpec kFirstFailureLoadStat{
+    "first_failure_load", "number|null", "fraction",
+    "cuckoo: load factor when the first insert failed, or null"};
+
+// Keys held, inserts placed and refused, and the kicks they took.
+class KickLog {
+ public:
+  bool Placed(int kicks) {
+    ++stored_;
+    ++inserts_;
+    kicks_total_ += kicks;
+    kicks_max_ = std::max<std::uint64_t>(kicks_max_, kicks);
+    ++histogram_[HistogramBin(kicks)];
+    return true;
+  }
+  bool Refused(double load) {
+    ++insert_failures_;
+    if (!first_failure_load_) first_failure_load_ = load;
+    return false;
+  }
+  void Erased() { --stored_; }
+
+  std::uint64_t stored() const { return stored_; }
+  std::uint64_t insert_failures() const { return insert_failures_; }
+
+  // stat::kKicksTotal and the four from kKicksMaxStat on.
+  void add_stats(Stats& s) const {
+    s.put("kicks_total", kicks_total_);
+    s.put("kicks_max", kicks_max_);
+    s.put("kicks_per_insert", inserts_ ? static_cast<double>(kicks_total_) / inserts_ : 0.0);
+    StatValue::Counts histogram;
+    for (std::size_t b = 0; b < histogram_.size(); ++b) {
+      if (histogram_[b]) histogram.emplace_back(HistogramLabel(b), histogram_[b]);
+    }
+    s.put("kicks_histogram", histogram);
+    s.put("first_failure_load", first_failure_load_);
+  }
+
+ private:
+  // Histogram bins: 0, 1, 2, 3-4, 5-8, 9-16, ... (powers of two).
+  static std::size_t HistogramBin(int kicks) {
+    return kicks == 0 ? 0 : 1 + static_cast<std::size_t>(std::bit_width(static_cast<unsigned>(kicks - 1)));
+  }
+  static std::string HistogramLabel(std::size_t bin) {
+    if (bin <= 2) return std::to_string(bin);
+    const unsigned lo = (1u << (bin - 2)) + 1, hi = 1u << (bin - 1);
+    return std::to_string(lo) + "-" + std::to_string(hi);
+  }
+
+  std::uint64_t stored_ = 0;
+  std::uint64_t inserts_ = 0;
+  std::uint64_t kicks_total_ = 0;
+  std::uint64_t kicks_max_ = 0;
+  std::array<std::uint64_t, 24> histogram_{};
+  std::uint64_t insert_failures_ = 0;
+  std::optional<double> first_failure_load_;
+};
 }  // namespace cuckoo_detail
 
 // kFixedBits = 0: the fingerprint width comes from FilterParams at run time (4 .. 32 bits).
@@ -151,30 +264,28 @@ class Cuckoo {
     std::uint64_t bucket = i1;  // where the first eviction happens
     if constexpr (kRule == CuckooInsert::kPaper) {
       const std::uint64_t i2 = AltIndex(i1, fp);
-      if (TryPlace(i1, fp) || TryPlace(i2, fp)) return Placed(0);
+      if (TryPlace(i1, fp) || TryPlace(i2, fp)) return log_.Placed(0);
       bucket = (rng_.Next() & 1) ? i1 : i2;
     } else {
-      if (TryPlace(i1, fp)) return Placed(0);  // i2 is not tried: the survey's rule
+      if (TryPlace(i1, fp)) return log_.Placed(0);  // i2 is not tried: the survey's rule
     }
 
-    // Walk an eviction chain, remembering it so a failure can be undone.
+    // Walk an eviction chain, remembering each slot's previous fingerprint for the undo.
     path_.clear();
-    std::uint64_t homeless = fp;
-    for (int kick = 1; kick <= max_kicks_; ++kick) {
-      const std::uint64_t slot = bucket * kSlotsPerBucket + (rng_.Next() & (kSlotsPerBucket - 1));
-      const std::uint64_t evicted = slots_.get(slot);
-      slots_.set(slot, homeless);
-      path_.push_back({slot, evicted});
-      homeless = evicted;
-      bucket = AltIndex(bucket, homeless);
-      if (TryPlace(bucket, homeless)) return Placed(kick);
-    }
-    // Undo: restore every evicted fingerprint in reverse order; `homeless` is then the
-    // new key's own fingerprint again, which we drop.
-    for (auto it = path_.rbegin(); it != path_.rend(); ++it) slots_.set(it->slot, it->previous);
-    ++insert_failures_;
-    if (!first_failure_load_) first_failure_load_ = load_factor();
-    return false;
+    const int kicks = cuckoo_detail::EvictionWalk<kSlotsPerBucket>(
+        bucket, fp, max_kicks_, bucket_mask_, rng_,
+        [this](std::uint64_t b, int position, std::uint64_t homeless) {
+          const std::uint64_t slot = b * kSlotsPerBucket + position;
+          const std::uint64_t evicted = slots_.get(slot);
+          slots_.set(slot, homeless);
+          path_.push_back({slot, evicted});
+          return evicted;
+        },
+        [this](std::uint64_t b, std::uint64_t homeless) { return TryPlace(b, homeless); },
+        [this] {
+          for (auto it = path_.rbegin(); it != path_.rend(); ++it) slots_.set(it->slot, it->previous);
+        });
+    return kicks > 0 ? log_.Placed(kicks) : log_.Refused(load_factor());
   }
 
   // Both buckets are read and compared before either answer is used: no branch on the first
@@ -204,7 +315,7 @@ class Cuckoo {
   bool erase(std::uint64_t key) {
     const auto [i1, fp] = IndexAndFingerprint(key);
     if (EraseFrom(i1, fp) || EraseFrom(AltIndex(i1, fp), fp)) {
-      --stored_;
+      log_.Erased();
       return true;
     }
     return false;
@@ -212,8 +323,8 @@ class Cuckoo {
 
   std::size_t size_in_bytes() const { return slots_.size_in_bytes(); }
   std::span<const std::uint8_t> bytes() const { return {slots_.data(), slots_.size_in_bytes()}; }
-  std::uint64_t insert_failures() const { return insert_failures_; }  // inserts refused
-  double load_factor() const { return static_cast<double>(stored_) / slots_.size(); }
+  std::uint64_t insert_failures() const { return log_.insert_failures(); }  // inserts refused
+  double load_factor() const { return static_cast<double>(log_.stored()) / slots_.size(); }
   int fingerprint_bits() const { return fingerprint_bits_; }
   std::uint64_t buckets() const { return bucket_mask_ + 1; }
 
@@ -225,30 +336,16 @@ class Cuckoo {
 
   // The statistics add_stats reports (core/filter.h).
   static constexpr StatSpec kStats[] = {
-      stat::kFingerprintBits,
-      {"buckets", "integer", "buckets", "cuckoo: bucket count m (a power of two)"},
-      stat::kSlotsPerBucket,
-      stat::kKicksTotal,
-      {"kicks_max", "integer", "count", "cuckoo: most evictions one insert needed"},
-      {"kicks_per_insert", "number", "count", "cuckoo: kicks_total / successful inserts"},
-      {"kicks_histogram", "object", "inserts",
-       "cuckoo: inserts by evictions needed, bins 0, 1, 2, 3-4, 5-8, ... (empty bins left out)"},
-      {"first_failure_load", "number|null", "fraction",
-       "cuckoo: load factor when the first insert failed, or null"}};
+      stat::kFingerprintBits,         cuckoo_detail::kBucketsStat,
+      stat::kSlotsPerBucket,          stat::kKicksTotal,
+      cuckoo_detail::kKicksMaxStat,   cuckoo_detail::kKicksPerInsertStat,
+      cuckoo_detail::kKicksHistogramStat, cuckoo_detail::kFirstFailureLoadStat};
 
   void add_stats(Stats& s) const {
     s.put("fingerprint_bits", fingerprint_bits_);
     s.put("buckets", buckets());
     s.put("slots_per_bucket", kSlotsPerBucket);
-    s.put("kicks_total", kicks_total_);
-    s.put("kicks_max", kicks_max_);
-    s.put("kicks_per_insert", inserts_ ? static_cast<double>(kicks_total_) / inserts_ : 0.0);
-    StatValue::Counts histogram;
-    for (std::size_t b = 0; b < kicks_histogram_.size(); ++b) {
-      if (kicks_histogram_[b]) histogram.emplace_back(HistogramLabel(b), kicks_histogram_[b]);
-    }
-    s.put("kicks_histogram", histogram);
-    s.put("first_failure_load", first_failure_load_);
+    log_.add_stats(s);
   }
 
  private:
@@ -257,28 +354,18 @@ class Cuckoo {
     std::uint64_t slot;
     std::uint64_t previous;
   };
-  struct IndexFp {
-    std::uint64_t index;
-    std::uint64_t fp;
-  };
+  using IndexFp = cuckoo_detail::IndexFp;
   struct CandidateBuckets {
     std::uint64_t first;
     std::uint64_t second;
     std::uint64_t fp;
   };
 
-  // Bucket from the hash's low bits, fingerprint from its high bits (ReduceRange reads the
-  // top), uniform over the nonzero values: independent as long as p + f <= 64.
   IndexFp IndexAndFingerprint(std::uint64_t key) const {
-    const std::uint64_t h = HashKey(key, seed_);
-    return {h & bucket_mask_, ReduceRange(h, (1ULL << Width()) - 1) + 1};
+    return cuckoo_detail::IndexAndFingerprint(key, seed_, bucket_mask_, Width());
   }
-
-  // One multiply: the product's bits 32..63 depend on every bit of fp, and this sits on the
-  // critical path of every lookup (the second bucket's address waits for it).
   std::uint64_t AltIndex(std::uint64_t index, std::uint64_t fp) const {
-    const std::uint64_t offset = ((fp * 0x9e3779b97f4a7c15ULL) >> 32) & bucket_mask_;
-    return index ^ (offset ? offset : 1);
+    return cuckoo_detail::AltIndex(index, fp, bucket_mask_);
   }
 
   // Nonzero when the bucket holds fp. A bucket that one unaligned 64-bit load covers (b f bits
@@ -340,25 +427,6 @@ class Cuckoo {
     return false;
   }
 
-  bool Placed(int kicks) {
-    ++stored_;
-    ++inserts_;
-    kicks_total_ += kicks;
-    kicks_max_ = std::max<std::uint64_t>(kicks_max_, kicks);
-    ++kicks_histogram_[HistogramBin(kicks)];
-    return true;
-  }
-
-  // Histogram bins: 0, 1, 2, 3-4, 5-8, 9-16, ... (powers of two).
-  static std::size_t HistogramBin(int kicks) {
-    return kicks == 0 ? 0 : 1 + static_cast<std::size_t>(std::bit_width(static_cast<unsigned>(kicks - 1)));
-  }
-  static std::string HistogramLabel(std::size_t bin) {
-    if (bin <= 2) return std::to_string(bin);
-    const unsigned lo = (1u << (bin - 2)) + 1, hi = 1u << (bin - 1);
-    return std::to_string(lo) + "-" + std::to_string(hi);
-  }
-
   int fingerprint_bits_;
   double max_load_;
   std::uint64_t seed_;
@@ -367,13 +435,7 @@ class Cuckoo {
   std::uint64_t bucket_mask_ = 1;
   Slots slots_;
   std::vector<Eviction> path_;
-  std::uint64_t stored_ = 0;
-  std::uint64_t inserts_ = 0;
-  std::uint64_t kicks_total_ = 0;
-  std::uint64_t kicks_max_ = 0;
-  std::array<std::uint64_t, 24> kicks_histogram_{};
-  std::uint64_t insert_failures_ = 0;
-  std::optional<double> first_failure_load_;
+  cuckoo_detail::KickLog log_;
 };
 
 }  // namespace amq

@@ -20,8 +20,8 @@
 //   blocked_bloom    HashKey, SpreadSeed. Block: top bits. In-block bits: the low 32 bits.
 //   blocked_bloom256 The same fields: block ((h >> 32) z) >> 32, from h's top bits.
 //   counting_bloom   As bloom: counters where bloom has bits.
-//   cuckoo, cuckooN  HashKey, SpreadSeed. Bucket i1: the LOW p bits (h & mask). Fingerprint:
-//                    the TOP f bits (ReduceRange(h, 2^f - 1) + 1). i2 = i1 ^ g(fingerprint).
+//   cuckoo, cuckooN, HashKey, SpreadSeed. Bucket i1: the LOW p bits (h & mask). Fingerprint:
+//   cuckoo_semisort13 the TOP f bits (ReduceRange(h, 2^f - 1) + 1). i2 = i1 ^ g(fingerprint).
 //   quotient, rsqf,  HashKey, SpreadSeed. Quotient (home slot): the top q bits. Remainder:
 //   cqf              the r bits just below them.
 //   xor8/16, xor     HashKey, AttemptSeed(seed, attempt): a new hash every attempt. p0: top
