@@ -99,6 +99,8 @@ template <> constexpr bool kIsRibbon<RibbonFrac> = true;
 template <class F> constexpr bool kIsBumpedRibbon = std::is_same_v<F, BumpedRibbon>;
 template <class F> constexpr bool kIsAcf = false;
 template <AcfKind k> constexpr bool kIsAcf<AdaptiveCuckoo<k>> = true;
+template <class F> constexpr bool kIsPrefix = false;
+template <PrefixSpare s> constexpr bool kIsPrefix<PrefixFilter<s>> = true;
 template <class F>
 constexpr bool kIsQuotientFamily =
     std::is_same_v<F, QuotientFilter> || std::is_same_v<F, Rsqf> || std::is_same_v<F, Cqf>;
@@ -391,6 +393,12 @@ std::vector<KeySet> TargetedSets() {
         TopBitsMask(bucket_bits + CeilLog2(sized.bucket_width()) + 8) & ~TopBitsMask(bucket_bits);
     return FromFields({HashKeyPreimage(static_detail::AttemptSeed(kFilterSeed, 0)), bucket, offset,
                        bucket | offset, "", ""});
+  } else if constexpr (kIsPrefix<F>) {
+    // Bin: the top bits (ReduceRange); fingerprint: the top bits of the low 32 (bits 31..11
+    // fix it, with 8 to spare).
+    const std::uint64_t bin = TopField(F(p).bins());
+    const std::uint64_t fingerprint = LowBitsMask(32) & ~LowBitsMask(11);
+    return FromFields({HashKeyPreimage(spread), bin, fingerprint, bin | fingerprint, "", ""});
   } else if constexpr (kIsAcf<F>) {
     return AcfSets<F>(p, spread);
   } else if constexpr (IsLevelDb<F>()) {
@@ -465,6 +473,16 @@ Prediction Predict(const std::string& set) {
   } else if constexpr (std::is_same_v<F, Cqf>) {
     // One fingerprint 1024 times is one counter: a handful of slots, wherever it sits.
     if (set.starts_with("index_fp")) p.never_refuses = true;
+  } else if constexpr (kIsPrefix<F>) {
+    // One bin and one fingerprint: 25 copies fill the bin, and the rest equal its maximum,
+    // which the bin already answers: nothing reaches the spare. One bin alone: 25 keys stay,
+    // ~1000 go to a spare sized for ~100, which a table refuses and a Bloom filter absorbs.
+    if (set.starts_with("index_fp")) {
+      p.never_refuses = true;
+    } else if (targeted_index) {
+      p.never_refuses = F::kName == "prefix_blocked_bloom";
+      p.must_refuse = !p.never_refuses;
+    }
   } else if constexpr (kIsAcf<F>) {
     // One shared table-0 bucket: its b slots plus the other d - 1 tables, (d - 1)/d of ~1080
     // slots, cannot hold 1024 keys (RunSet checks the exact room).

@@ -19,6 +19,7 @@
 #ifdef AMQ_HAVE_LEVELDB
 #include "filters/leveldb_bloom.h"
 #endif
+#include "filters/prefix.h"
 #include "filters/quotient.h"
 #include "filters/ribbon.h"
 #include "filters/ribbon_frac.h"
@@ -42,7 +43,8 @@ using AllFilters = TypeList<Bloom, BlockedBloom, BlockedBloom256, CountingBloom,
                             RibbonFrac, HomogRibbon64, BumpedRibbon, Gcs,
                             QuotientFilter, Rsqf, Cqf,
                             Cuckoo4x1, Cuckoo2x4, AcfCyclic, AcfCyclicRanges, AcfSwapping,
-                            AcfCuckooing, AcfCuckooingFirstFree, AcfCuckooing2x4
+                            AcfCuckooing, AcfCuckooingFirstFree, AcfCuckooing2x4,
+                            PrefixTc, PrefixCuckoo12, PrefixBlockedBloom
 #ifdef AMQ_HAVE_LEVELDB
                             ,
                             LevelDbBloom

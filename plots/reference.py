@@ -162,6 +162,10 @@ FASTFILTER_SPEED = {
     ("cqf", "insert"): Timing("CQF (r = 8)", 58.0, 44.0),
     ("cqf", "query_present"): Timing("CQF (r = 8)", 45.0, 35.0),
     ("cqf", "query_absent"): Timing("CQF (r = 8)", 26.0, 21.0),
+    # The prefix filter with its two-choice spare, at FastFilter's configuration (filters/prefix.h).
+    ("prefix_tc", "insert"): Timing("PF[TC]", 18.0, 16.0),
+    ("prefix_tc", "query_present"): Timing("PF[TC]", 17.0, 14.0),
+    ("prefix_tc", "query_absent"): Timing("PF[TC]", 13.0, 11.0),
 }
 
 
@@ -194,6 +198,11 @@ SPACE = {
     "cuckoo12": Space("FastFilter Cuckoo12", 12.77, 0.00181, FASTFILTER_N6, load=0.94),
     "cuckoo16": Space("FastFilter Cuckoo16", 17.02, 0.000113, FASTFILTER_N6, load=0.94),
     "cuckoo_semisort13": Space("FastFilter CuckooSemiSort13", 12.77, 0.00092, FASTFILTER_N6, load=0.94),
+    # The prefix filter: bins at load 0.95 and each spare sized as FastFilter's PF variants.
+    # prefix_cuckoo12 is smaller: our cuckoo12's power-of-two table (2^14 buckets, 0.79 bits/key).
+    "prefix_tc": Space("FastFilter PF[TC]", 11.48, 0.00393, FASTFILTER_N6),
+    "prefix_cuckoo12": Space("FastFilter PF[CF-12-Flex]", 11.64, 0.00374, FASTFILTER_N6),
+    "prefix_blocked_bloom": Space("FastFilter PF[BBF-Flex]", 12.09, 0.00370, FASTFILTER_N6),
     "rocksdb_bloom": Space("RocksDB 7.8 FastLocalBloom, NewBloomFilterPolicy(10)", 10.0004, 0.0097,
                            PRODUCTION_SOURCE),
     "rocksdb_ribbon": Space("RocksDB 7.8 Standard128Ribbon, NewRibbonFilterPolicy(10, -1)", 7.102,
@@ -430,3 +439,6 @@ BURR_PAPER = ('BuRR paper (Dillinger, Hübschle-Schneider, Sanders, Walzer, "Fas
               ' Approximate Membership using Ribbon", SEA 2022)')
 BURR_OVERHEAD_LOW = Figure(0.001, BURR_PAPER, "BuRR's space overhead is around 0.1-0.5% (low end)")
 BURR_OVERHEAD_HIGH = Figure(0.005, BURR_PAPER, "BuRR's space overhead is around 0.1-0.5% (high end)")
+
+PREFIX_PAPER = ('prefix filter paper (Even, Even, Morrison, "Prefix Filter: Practically and Theoretically Better'
+                ' Than Bloom", PVLDB 15(7), 2022)')

@@ -33,6 +33,8 @@
 //   ribbon_frac      multiples and mixes of all of h.
 //   gcs              HashKey, AttemptSeed. Bucket: the top bits of h B; offset in the bucket:
 //                    the top bits of (h B mod 2^64), h's next bits when B is a power of two.
+//   prefix_*         HashKey, SpreadSeed. Bin: top bits (ReduceRange). Fingerprint: the top
+//                    bits of the low 32 (ReduceRange of them to 25 * 2^8).
 //   cuckoo_4x1/2x4,  h = HashKey, SpreadSeed, mixed again per use: table t's bucket is the top
 //   acf_*            bits of MurmurMix64(h + C (t + 1)), fingerprint variant v the top bits of
 //                    MurmurMix64(h ^ C' (v + 1)) - each word inverted in turn.
