@@ -160,7 +160,9 @@ TEST(Morton, AlternateBucketIsAnInvolutionIntoAnotherBlock) {
         // At most 17 blocks away (modulo m), and in another block once m > 1085 + 64.
         const std::uint64_t distance = std::min((alt + m - b) % m, (b + m - alt) % m);
         ASSERT_LE(distance, 1085u);
-        if (m > 1085 + 64) ASSERT_NE(alt / 64, b / 64);
+        if (m > 1085 + 64) {
+          ASSERT_NE(alt / 64, b / 64);
+        }
       }
     }
   }
