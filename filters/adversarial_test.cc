@@ -399,6 +399,10 @@ std::vector<KeySet> TargetedSets() {
     const std::uint64_t bin = TopField(F(p).bins());
     const std::uint64_t fingerprint = LowBitsMask(32) & ~LowBitsMask(11);
     return FromFields({HashKeyPreimage(spread), bin, fingerprint, bin | fingerprint, "", ""});
+  } else if constexpr (std::is_same_v<F, Morton>) {
+    // Bucket: the top bits (ReduceRange). Fingerprint: the low 8 bits.
+    const std::uint64_t bucket = TopField(Morton(p).buckets());
+    return FromFields({HashKeyPreimage(spread), bucket, LowBitsMask(8), bucket | LowBitsMask(8), "", ""});
   } else if constexpr (kIsAcf<F>) {
     return AcfSets<F>(p, spread);
   } else if constexpr (IsLevelDb<F>()) {
@@ -463,6 +467,14 @@ Prediction Predict(const std::string& set) {
   } else if constexpr (kIsCuckoo<F>) {
     // One bucket pair and one fingerprint: 4 copies in each bucket, then nowhere to go.
     if (set.starts_with("index_fp")) p.accepts_exactly = 2 * F::kSlotsPerBucket;
+  } else if constexpr (std::is_same_v<F, Morton>) {
+    // One bucket and one fingerprint: 3 copies in the bucket, 3 in its one alternate. One bucket
+    // alone: its 3 slots and 3 in each of the 256 alternates at most, 771 < 1024.
+    if (set.starts_with("index_fp")) {
+      p.accepts_exactly = 6;
+    } else if (targeted_index) {
+      p.must_refuse = true;
+    }
   } else if constexpr (std::is_same_v<F, QuotientFilter>) {
     p.never_refuses = true;  // 2^q >= n / 0.9 slots, circular: room for every key
   } else if constexpr (std::is_same_v<F, Rsqf>) {

@@ -19,6 +19,7 @@
 #ifdef AMQ_HAVE_LEVELDB
 #include "filters/leveldb_bloom.h"
 #endif
+#include "filters/morton.h"
 #include "filters/prefix.h"
 #include "filters/quotient.h"
 #include "filters/ribbon.h"
@@ -42,6 +43,7 @@ using AllFilters = TypeList<Bloom, BlockedBloom, BlockedBloom256, CountingBloom,
                             BinaryFuse16x4, BinaryFuse<0, 4>, BinaryFuse8Paper, Ribbon128, Ribbon64,
                             RibbonFrac, HomogRibbon64, BumpedRibbon, Gcs,
                             QuotientFilter, Rsqf, Cqf,
+                            Morton,
                             Cuckoo4x1, Cuckoo2x4, AcfCyclic, AcfCyclicRanges, AcfSwapping,
                             AcfCuckooing, AcfCuckooingFirstFree, AcfCuckooing2x4,
                             PrefixTc, PrefixCuckoo12, PrefixBlockedBloom

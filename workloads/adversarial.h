@@ -38,6 +38,8 @@
 //   cuckoo_4x1/2x4,  h = HashKey, SpreadSeed, mixed again per use: table t's bucket is the top
 //   acf_*            bits of MurmurMix64(h + C (t + 1)), fingerprint variant v the top bits of
 //                    MurmurMix64(h ^ C' (v + 1)) - each word inverted in turn.
+//   morton           HashKey, SpreadSeed. Bucket: the top bits (ReduceRange). Fingerprint: the
+//                    LOW 8 bits; the alternate bucket is the bucket +- an odd offset of the fingerprint.
 //   leveldb_bloom    LevelDB's 32-bit Hash of the 8 bytes of key ^ SpreadSeed(seed). Probe j:
 //                    (h + j delta) mod m, delta = h rotated right by 17. No fingerprint.
 //   rocksdb_bloom    RocksDB's XXH3 preview ("XXPH3") of 0x01 || big-endian(key ^ SpreadSeed).
