@@ -25,6 +25,7 @@
 #include "filters/rocksdb_filters.h"
 #endif
 #include "filters/rsqf.h"
+#include "filters/vqf.h"
 #include "filters/xor.h"
 #include "filters/xor_plus.h"
 #include "core/filter.h"
@@ -40,7 +41,7 @@ using AllFilters = TypeList<Bloom, BlockedBloom, BlockedBloom256, CountingBloom,
                             RibbonFrac, HomogRibbon64, BumpedRibbon, Gcs,
                             QuotientFilter, Rsqf, Cqf,
                             Cuckoo4x1, Cuckoo2x4, AcfCyclic, AcfCyclicRanges, AcfSwapping,
-                            AcfCuckooing, AcfCuckooingFirstFree, AcfCuckooing2x4
+                            AcfCuckooing, AcfCuckooingFirstFree, AcfCuckooing2x4, Vqf8, Vqf16
 #ifdef AMQ_HAVE_LEVELDB
                             ,
                             LevelDbBloom
