@@ -101,6 +101,8 @@ template <class F> constexpr bool kIsAcf = false;
 template <AcfKind k> constexpr bool kIsAcf<AdaptiveCuckoo<k>> = true;
 template <class F> constexpr bool kIsPrefix = false;
 template <PrefixSpare s> constexpr bool kIsPrefix<PrefixFilter<s>> = true;
+template <class F> constexpr bool kIsVqf = false;
+template <int r, VqfPath path> constexpr bool kIsVqf<Vqf<r, path>> = true;
 template <class F>
 constexpr bool kIsQuotientFamily =
     std::is_same_v<F, QuotientFilter> || std::is_same_v<F, Rsqf> || std::is_same_v<F, Cqf>;
@@ -403,6 +405,11 @@ std::vector<KeySet> TargetedSets() {
     // Bucket: the top bits (ReduceRange). Fingerprint: the low 8 bits.
     const std::uint64_t bucket = TopField(Morton(p).buckets());
     return FromFields({HashKeyPreimage(spread), bucket, LowBitsMask(8), bucket | LowBitsMask(8), "", ""});
+  } else if constexpr (kIsVqf<F>) {
+    // First block from h's top 32 bits; tag and bucket from the low 32 (the second block is a
+    // function of the first, bucket and tag): "index_fp" gives every key the same two blocks.
+    const std::uint64_t block = TopField(F(p).blocks());
+    return FromFields({HashKeyPreimage(spread), block, LowBitsMask(32), block | LowBitsMask(32), "", ""});
   } else if constexpr (kIsAcf<F>) {
     return AcfSets<F>(p, spread);
   } else if constexpr (IsLevelDb<F>()) {
@@ -612,6 +619,24 @@ void CheckAim(const KeySet& set, const F& f) {
       for (std::uint64_t key : keys) {
         ASSERT_EQ(f.candidate_slot(key, 0), f.candidate_slot(keys[0], 0)) << "table-0 bucket";
       }
+    }
+  } else if constexpr (kIsVqf<F>) {
+    const auto first = f.Locate(keys[0]);
+    for (std::uint64_t key : keys) {
+      const auto l = f.Locate(key);
+      if (set.name.starts_with("index")) {
+        ASSERT_EQ(l.first, first.first) << "first block differs";
+      }
+      if (set.name == "fingerprint" || set.name.starts_with("index_fp")) {
+        ASSERT_EQ(l.bucket, first.bucket) << "bucket differs";
+        ASSERT_EQ(l.tag, first.tag) << "tag differs";
+      }
+    }
+    if (set.name.starts_with("index_fp")) {
+      // One pair of blocks (one block when the pair coincides): exactly its slots are taken.
+      const double held = f.load_factor() * static_cast<double>(f.blocks()) * F::kSlots;
+      EXPECT_EQ(static_cast<std::size_t>(std::lround(held)),
+                (first.first == first.second ? 1u : 2u) * F::kSlots);
     }
   } else if constexpr (kIsBlockedBloom<F>) {
     if (set.name.starts_with("index")) {

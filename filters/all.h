@@ -28,6 +28,7 @@
 #include "filters/rocksdb_filters.h"
 #endif
 #include "filters/rsqf.h"
+#include "filters/vqf.h"
 #include "filters/xor.h"
 #include "filters/xor_plus.h"
 #include "core/filter.h"
@@ -46,7 +47,7 @@ using AllFilters = TypeList<Bloom, BlockedBloom, BlockedBloom256, CountingBloom,
                             Morton,
                             Cuckoo4x1, Cuckoo2x4, AcfCyclic, AcfCyclicRanges, AcfSwapping,
                             AcfCuckooing, AcfCuckooingFirstFree, AcfCuckooing2x4,
-                            PrefixTc, PrefixCuckoo12, PrefixBlockedBloom
+                            PrefixTc, PrefixCuckoo12, PrefixBlockedBloom, Vqf8, Vqf16
 #ifdef AMQ_HAVE_LEVELDB
                             ,
                             LevelDbBloom
