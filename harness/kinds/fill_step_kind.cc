@@ -309,7 +309,7 @@ class FillStepPlan : public ExperimentPlan {
     }
     const StepState& last = outcome.states.back();
     Json r = Common(cell);
-    r["steps"] = steps;
+    r["fill_steps"] = steps;
     r["keys"] = n;
     r["keys_inserted"] = last.held;
     r["insert_failures"] = last.refused_total;
@@ -331,7 +331,7 @@ class FillStepPlan : public ExperimentPlan {
     char load[32] = "";
     if (r.contains("load_factor")) std::snprintf(load, sizeof load, " (load %.3f)", r["load_factor"].get<double>());
     std::snprintf(text, sizeof text, "%zu steps to %zu keys%s, %zu refused, FPR %.4f when full",
-                  r["steps"].get<std::size_t>(), r["keys_inserted"].get<std::size_t>(), load,
+                  r["fill_steps"].get<std::size_t>(), r["keys_inserted"].get<std::size_t>(), load,
                   r["insert_failures"].get<std::size_t>(), r["fpr"].get<double>());
     return text;
   }
@@ -429,7 +429,7 @@ const KindSpec kFillStepKind{
     {std::begin(kFillStepParams), std::end(kFillStepParams)}, true, false, &FillStepPlanFrom,
     {
         {"step", "integer", "", "fill_step: the step, 1 .. steps; after it, round(step * step_share * capacity) keys were offered", "fill_step steps", kIdentity},
-        {"steps", "integer", "count", "fill_step: steps to fill the capacity", "fill_step"},
+        {"fill_steps", "integer", "count", "fill_step: steps to fill the capacity", "fill_step"},
         {"step_share", "number", "fraction", "fill_step: share of the capacity inserted per step", "fill_step"},
         {"fill", "number", "fraction", "fill_step: keys offered so far / capacity (the fill-step charts' x axis; the table's load is load_factor)", "fill_step steps"},
         {"step_insert_failures", "integer", "count", "fill_step: this step's inserts the filter refused (insert_failures: all steps so far)", "fill_step steps"},
