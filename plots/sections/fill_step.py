@@ -119,7 +119,9 @@ def render(results: ResultSet) -> str | None:
         " erasable filters erases of distinct held keys then their re-insertion, which puts the load back"
         " where the step planned it. One untimed warm-up fill checks every held key at every step; the"
         " timings are the median of the timed fills (the band on the chart: fastest to slowest). Columns"
-        " give ns per operation at 5% / 50% / 90% / 100% of n.",
+        " give ns per operation at 5% / 50% / 90% / 100% of n. The static filters (XOR, binary fuse, Ribbon,"
+        " the Golomb-compressed set, the production libraries' filters) are built from the whole key set at"
+        " once: they have no fill to step through, and are not here.",
         "",
         table(["filter", "n", "load when full", "insert ns", "member lookup ns", "absent lookup ns", "erase ns",
                "re-insert ns", "insert, full vs half", "FPR when full [95%]", "FPR theory", "refused inserts",
