@@ -42,7 +42,9 @@ enum Op : std::size_t { kInsert, kMember, kAbsent, kErase, kReinsert, kOps };
 constexpr const char* kOpFields[kOps] = {"step_insert_ns", "step_member_ns", "step_absent_ns", "step_erase_ns",
                                          "step_reinsert_ns"};
 
-// What the untimed warm-up fill saw at one step, once its keys were in (before the erases).
+// What a fill saw at one step. The filter's state (load, theory, size, statistics) is the
+// warm-up's, taken where the FPR is measured: after the step's inserts, before its erases; `held`
+// is counted once the erased keys are back.
 struct StepState {
   std::size_t offered = 0;          // keys offered so far (the fill's numerator)
   std::size_t held = 0;             // keys the filter holds
