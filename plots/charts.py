@@ -407,6 +407,59 @@ def build_failures(frame: pd.DataFrame, out: Path, title: str) -> Path | None:
     return _save(fig, out, title)
 
 
+# The fill_step kind's timed operations, one panel each (re-insert, which only restores the
+# step's load, is in the section's table).
+FILL_STEP_OPERATIONS = (("step_insert_ns", "insert"), ("step_member_ns", "member lookup"),
+                        ("step_absent_ns", "absent lookup"), ("step_erase_ns", "erase"))
+
+
+def fill_step(steps: pd.DataFrame, out: Path, title: str) -> Path | None:
+    """ns per operation against the fill (% of the capacity), a panel per operation, a line per
+    filter (each filter's step lines of one cell), the median of the timed fills with their
+    fastest and slowest as a band: the VQF and prefix filter papers' throughput-against-load
+    figures, in the harness's unit."""
+    if "record" in steps:
+        steps = steps[steps["record"] == "step"]
+    if steps.empty or "step_insert_ns" not in steps:
+        return None
+    fig, axes = plt.subplots(2, 2, figsize=(13, 9), sharex=True)
+    styles = _styles(steps["filter"].unique())
+    for ax, (field, label) in zip(axes.flat, FILL_STEP_OPERATIONS):
+        drawn = False
+        for name, rows in steps.sort_values("fill").groupby("filter", sort=True):
+            median = pd.to_numeric(rows.get(field), errors="coerce") if field in rows else None
+            if median is None or median.isna().all():
+                continue
+            style = styles[name]
+            fill = rows["fill"] * 100
+            ax.plot(fill, median, color=style["color"], marker=style["marker"], ms=3, lw=1, label=name)
+            if f"{field}_min" in rows and f"{field}_max" in rows:
+                ax.fill_between(fill, pd.to_numeric(rows[f"{field}_min"], errors="coerce"),
+                                pd.to_numeric(rows[f"{field}_max"], errors="coerce"),
+                                color=style["color"], alpha=0.12, lw=0)
+            drawn = True
+        ax.set(title=label, yscale="log" if drawn else "linear", ylabel="ns per operation (median of the timed fills)")
+        if not drawn:
+            ax.text(0.5, 0.5, "no filter here erases" if field == "step_erase_ns" else "not measured",
+                    ha="center", va="center", transform=ax.transAxes)
+    for ax in axes[1]:
+        ax.set_xlabel("fill: keys offered / capacity (%)")
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=min(6, max(1, len(labels))), fontsize=7)
+    fig.suptitle(title, fontsize=11)
+    fig.tight_layout(rect=(0, 0.04 + 0.018 * ((len(labels) + 5) // 6), 1, 1))
+    fig.savefig(out, dpi=100)
+    plt.close(fig)
+    # Some twenty lines with their bands make an RGBA PNG of 630 KB (three times the next largest
+    # chart); the chart has far fewer than 256 distinct colours, so a palette keeps it whole at 180 KB.
+    from PIL import Image
+
+    with Image.open(out) as image:
+        palette = image.convert("RGB").quantize(colors=256)
+    palette.save(out, optimize=True)
+    return out
+
+
 CHARTS = {
     "build_failures": build_failures,
     "space": space,

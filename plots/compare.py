@@ -9,7 +9,7 @@
 
 BASE and NEW are result files or directories of them (every *.jsonl and *.json in it but
 suite_run.json and schema.json), read and schema-checked by load.py. Version 2 records are
-matched on (cell_id, record, trial, window); Google Benchmark entries on their run_name.
+matched on (cell_id, record, trial, window, step); Google Benchmark entries on their run_name.
 
 What a field is comes from the one field table, harness/run/schema.cc, through results/schema.json's
 "x-reproducibility" (a nested field, workload.trace.packets, is what its top-level field is):
@@ -182,6 +182,8 @@ def label_of(values: dict, record: str) -> str:
         parts.append(f"trial {values.get('trial')}")
     elif record == "window":
         parts.append(f"window {values.get('window')}")
+    elif record == "step":
+        parts.append(f"step {values.get('step')}")
     return " ".join(parts)
 
 
@@ -197,7 +199,7 @@ def entries_of_result(result: load.ResultFile, classes: dict[str, str]) -> list[
     for record in result.records:
         values = flatten(record, "", classes, {})
         kind = record.get("record", "cell")
-        key = (record.get("cell_id"), kind, record.get("trial"), record.get("window"))
+        key = (record.get("cell_id"), kind, record.get("trial"), record.get("window"), record.get("step"))
         timings = {}
         for name, value in record.items():
             if classes.get(name) != TIMING or name.endswith(("_min", "_max", "_samples")):

@@ -182,7 +182,7 @@ def records_of(result: load.ResultFile, classes: dict[str, str]) -> list[Record]
         values = entry.values
         metrics = {name: value for name, value in values.items() if compare.is_number(value)
                    and classes.get(compare.top_level(name), compare.DETERMINISTIC) != compare.IDENTITY}
-        number = values.get(entry.record) if entry.record in ("trial", "window") else 0
+        number = values.get(entry.record) if entry.record in ("trial", "window", "step") else 0
         label = entry.label if values.get("filter") else f"{values.get('test', entry.record)} {entry.cell_id}"
         out.append(Record(entry.experiment, str(entry.cell_id), values.get("kind"), values.get("filter"),
                           label, entry.record, int(number or 0), entry.seed, metrics))

@@ -4,7 +4,7 @@
     result = load.read("results/space.jsonl")    # the rows plus header, context and completeness
 
 Formats (results/README.md):
-  * schema version 2, JSON Lines: a header line, data lines ("cell", "trial", "window";
+  * schema version 2, JSON Lines: a header line, data lines ("cell", "trial", "window", "step";
     "machine" in `amqbench machine`'s files) and, when the run finished, an "end" line. Each line is validated against a JSON Schema
     (<repo>/results/schema.json, written by `amqbench legend --json-schema`; skipped while that
     file does not exist). A truncated last line is an interrupted write: it is dropped and the
@@ -37,7 +37,7 @@ DEFAULT_SCHEMA = REPO / "results" / "schema.json"
 
 CONTEXT_COLUMNS = ("host_name", "cpu_model", "git_commit", "march_native", "build_type")
 # "machine": amqbench machine's points (the host measured, no filter; their own schema part).
-DATA_RECORDS = ("cell", "trial", "window", "machine")
+DATA_RECORDS = ("cell", "trial", "window", "step", "machine")
 
 # Google Benchmark files of a benchmark family name their benchmarks "<suite>/<filter>/<operation>".
 BENCHMARK_SUITES = ("quotient_family", "static")

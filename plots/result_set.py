@@ -156,7 +156,7 @@ class ResultSet:
                 and self.file(e.id) is not None]
 
     def frame(self, experiment_id: str, record: str | None = "cell") -> pd.DataFrame | None:
-        """The experiment's rows of one record type ("cell", "trial", "window"; None: all).
+        """The experiment's rows of one record type ("cell", "trial", "window", "step"; None: all).
         Google Benchmark files have no record types: all their rows."""
         result = self.file(experiment_id)
         if result is None:

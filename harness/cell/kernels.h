@@ -160,4 +160,17 @@ Built<F> Build(std::span<const std::uint64_t> keys, const FilterParams& params) 
   }
 }
 
+// The erase loop: erases each of `keys` once, in order, and counts the erases the filter
+// accepted. The keys must be distinct members the filter holds: erasing a key twice, or one it
+// never took, removes another key's matching fingerprint (the AMQ survey's gotcha), so the
+// caller samples without replacement from its exact key set. A held key whose erase is refused
+// is a lost key, which the caller counts against the filter.
+template <class F>
+  requires DynamicFilter<F> && ErasableFilter<F>
+std::size_t EraseAll(F& filter, std::span<const std::uint64_t> keys) {
+  std::size_t erased = 0;
+  for (std::uint64_t key : keys) erased += filter.erase(key) ? 1 : 0;
+  return erased;
+}
+
 }  // namespace amq

@@ -13,6 +13,7 @@
 #include "harness/kinds/build_failures_kind.h"
 #include "harness/kinds/counting_kind.h"
 #include "harness/kinds/filters_kind.h"
+#include "harness/kinds/fill_step_kind.h"
 #include "harness/kinds/instructions_kind.h"
 #include "harness/kinds/machine_kind.h"
 #include "harness/kinds/micro_kind.h"
@@ -29,6 +30,7 @@ inline constexpr const KindSpec* kAllKinds[] = {
     &kMachineKind,
     &kBuildFailuresKind,
     &kAbsentDeletesKind,
+    &kFillStepKind,
     &kInstructionsKind,
 };
 
