@@ -8,7 +8,7 @@
 //   query_present | query_absent                  one contains() per key, inlined into the loop
 //   query_present_noinline | query_absent_noinline the same through a call that is not inlined,
 //                            as FastFilter's benchmark calls its Contain: the like-for-like pair
-//                            for its figures (../shared/tools/side_by_side_fastfilter.sh uses them)
+//                            for its figures (the side-by-side runs against FastFilter use them)
 //   query_present_batched | query_absent_batched  contains_many() over the whole buffer, for
 //                            filters that batch (BatchedFilter): hashes and prefetches a group
 //                            of keys before probing any of them
