@@ -31,15 +31,22 @@ TEST_F(CountInstructions, OutsideValgrindItRefusesInOneLine) {
   EXPECT_EQ(Run("count-instructions bloom 1000 2000 1").status, 2);
 }
 
-TEST_F(CountInstructions, TwoRunsOfOneBuildCountTheSame) {
+// The second run is a copy of the binary at another path, with another environment: what a CI
+// job in a fresh clone does against a baseline counted in another checkout.
+TEST_F(CountInstructions, TwoRunsOfOneBuildCountTheSameFromAnotherPathAndEnvironment) {
   if (!HaveValgrind()) GTEST_SKIP() << "valgrind is not installed";
   const fs::path suite = WriteSuite();
+  const fs::path copy = dir_ / "a" / "much" / "longer" / "checkout" / "path" / "amqbench";
+  fs::create_directories(copy.parent_path());
+  fs::copy_file(AMQ_BINARY, copy);
+  fs::permissions(copy, fs::perms::owner_all);
   std::vector<std::vector<nlohmann::json>> runs;
-  for (const char* out : {"a", "b"}) {
-    const Outcome run = Run("suite " + suite.string() + " --out-dir " + (dir_ / out).string());
-    ASSERT_EQ(run.status, 0) << run.err;
-    runs.push_back(ReadRecords(dir_ / out / "instructions.jsonl"));
-  }
+  ASSERT_EQ(Run("suite " + suite.string() + " --out-dir " + (dir_ / "first").string()).status, 0);
+  runs.push_back(ReadRecords(dir_ / "first" / "instructions.jsonl"));
+  const std::string second = "AMQ_SOME_VARIABLE=" + std::string(300, 'x') + " " + copy.string() + " suite " +
+                             suite.string() + " --out-dir " + (dir_ / "second").string() + " >/dev/null 2>&1";
+  ASSERT_EQ(std::system(second.c_str()), 0);
+  runs.push_back(ReadRecords(dir_ / "second" / "instructions.jsonl"));
   ASSERT_EQ(runs[0].size(), 2u);
   for (std::size_t i = 0; i < 2; ++i) {
     const nlohmann::json& cell = runs[0][i];

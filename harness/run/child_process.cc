@@ -18,11 +18,16 @@ namespace amq {
 
 bool ChildOutcome::Succeeded() const { return WIFEXITED(status) && WEXITSTATUS(status) == 0; }
 
-ChildOutcome RunChild(const std::vector<std::string>& args, const std::string& capture_stdout) {
+ChildOutcome RunChild(const std::vector<std::string>& args, const std::string& capture_stdout,
+                      const std::vector<std::string>* environment) {
   std::vector<std::string> words = args;
   std::vector<char*> argv;
   for (std::string& w : words) argv.push_back(w.data());
   argv.push_back(nullptr);
+  std::vector<std::string> entries = environment ? *environment : std::vector<std::string>{};
+  std::vector<char*> envp;
+  for (std::string& e : entries) envp.push_back(e.data());
+  envp.push_back(nullptr);
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   if (capture_stdout.empty()) {
@@ -32,7 +37,8 @@ ChildOutcome RunChild(const std::vector<std::string>& args, const std::string& c
                                      O_WRONLY | O_CREAT | O_TRUNC, 0644);
   }
   pid_t pid = 0;
-  const int spawned = posix_spawn(&pid, words[0].c_str(), &actions, nullptr, argv.data(), environ);
+  const int spawned = posix_spawn(&pid, words[0].c_str(), &actions, nullptr, argv.data(),
+                                  environment ? envp.data() : environ);
   posix_spawn_file_actions_destroy(&actions);
   if (spawned != 0) throw InputError("cannot run " + words[0]);
   ChildOutcome out;

@@ -17,7 +17,9 @@ struct ChildOutcome {
 // rest of a run's progress goes) unless `capture_stdout` names a file to write it to. The child
 // is polled rather than waited for, so a signal sent to amqbench alone (a SIGTERM from a
 // scheduler) is forwarded to it and the stop takes a moment, not the rest of the child's run.
-// Throws InputError when the program cannot be started.
-ChildOutcome RunChild(const std::vector<std::string>& args, const std::string& capture_stdout = "");
+// `environment` replaces ours when given ("NAME=value" entries). Throws InputError when the
+// program cannot be started.
+ChildOutcome RunChild(const std::vector<std::string>& args, const std::string& capture_stdout = "",
+                      const std::vector<std::string>* environment = nullptr);
 
 }  // namespace amq
