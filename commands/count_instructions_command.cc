@@ -28,11 +28,7 @@ int CountInstructionsCommand(const Args& args) {
     throw InputError("count-instructions: KEYS, QUERIES and SEED are whole numbers");
   }
   if (run.queries > run.keys) throw InputError("count-instructions: QUERIES must be at most KEYS");
-  const InstructionOutcome out = filter->count_instructions(run);
-  Json kernels = Json::array();
-  for (const CountedKernel& k : out.kernels) kernels.push_back({{"operation", k.operation}, {"operations", k.operations}});
-  std::cout << Json{{"kernels", kernels}, {"false_negatives", out.false_negatives},
-                    {"refused_inserts", out.refused_inserts}}.dump() << '\n';
+  std::cout << InstructionOutcomeJson(filter->count_instructions(run)) << '\n';
   return 0;
 }
 

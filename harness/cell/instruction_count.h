@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "core/filter.h"
+#include "core/json.h"
 #include "harness/cell/kernels.h"
 #include "harness/cell/micro_size.h"
 #include "workloads/uniform.h"
@@ -119,6 +120,14 @@ InstructionOutcome CountInstructions(const InstructionRun& run) {
     out.kernels.push_back({"query_absent_batched", absent.size()});
   }
   return out;
+}
+
+// What the counted child prints on stdout for the instructions kind: the kernels run, with their
+// operation counts, and whether the filter lost a key.
+inline std::string InstructionOutcomeJson(const InstructionOutcome& out) {
+  Json kernels = Json::array();
+  for (const CountedKernel& k : out.kernels) kernels.push_back({{"operation", k.operation}, {"operations", k.operations}});
+  return Json{{"kernels", kernels}, {"false_negatives", out.false_negatives}, {"refused_inserts", out.refused_inserts}}.dump();
 }
 
 }  // namespace amq

@@ -115,13 +115,15 @@ class InstructionsPlan : public ExperimentPlan {
 
   std::string SkipReason() const override {
     if (FindValgrind().empty()) return "valgrind is not installed (Debian's valgrind package)";
+    if (kBuiltWithAddressSanitizer) return "this amqbench is built with AddressSanitizer, which valgrind cannot run";
+    if (!p_.binary.empty() && access(p_.binary.c_str(), X_OK) != 0) return "binary " + p_.binary + " is not here";
     if (!UnderValgrindSupported()) return "this amqbench was built without valgrind's headers (valgrind/callgrind.h)";
     return "";
   }
 
   std::vector<Json> Run(std::size_t i) override {
     const FilterEntry& filter = *p_.filters[i];
-    const std::string valgrind = FindValgrind(), self = SelfExecutable();
+    const std::string valgrind = FindValgrind(), self = p_.binary.empty() ? SelfExecutable() : p_.binary;
     if (valgrind.empty() || self.empty()) throw std::runtime_error("valgrind or /proc/self/exe not found");
     // The counted process sees the same stack wherever this checkout lives: /tmp, not $TMPDIR,
     // a symlink of a fixed-length path as its argv[0], and a fixed environment. Its stack's
@@ -187,6 +189,7 @@ class InstructionsPlan : public ExperimentPlan {
     cell["ll_misses_per_op"] = ll_misses;
     cell["cache_model"] = kCacheModel;
     cell["valgrind_version"] = ValgrindVersion(valgrind, dir);
+    if (!p_.binary.empty()) cell["counted_binary"] = p_.binary;
     cell["false_negatives"] = kernels["false_negatives"];
     cell["insert_failures"] = kernels["refused_inserts"];
     return {cell};
@@ -220,6 +223,7 @@ const ParamSpec kInstructionsParams[] = {
     {"keys", ParamType::kInt, Between(1000, 1e7), "members inserted (or built from), as amqbench_micro sizes the filter (default 20,000)"},
     {"queries", ParamType::kInt, Between(1000, 1e7), "member and non-member lookups counted (default 20,000; members: the first of the keys)"},
     {"seed", ParamType::kInt, AtLeast(0), "keys and hash seed (default: the suite's)"},
+    {"binary", ParamType::kStr, {}, "another amqbench build whose kernels are counted, e.g. a base commit's (default: this one; its build context is not recorded)"},
 };
 
 std::unique_ptr<ExperimentPlan> InstructionsPlanFrom(const PlanInput& in) {
@@ -229,6 +233,10 @@ std::unique_ptr<ExperimentPlan> InstructionsPlanFrom(const PlanInput& in) {
   p.queries = in.Get<std::size_t>("queries", p.queries);
   if (p.queries > p.keys) throw InputError(in.Name("queries") + " must be at most " + in.Name("keys") + " (member lookups ask for inserted keys)");
   p.seed = in.Get<std::uint64_t>("seed", 1);
+  if (in.Has("binary")) {
+    std::error_code error;
+    p.binary = std::filesystem::absolute(in.Get<std::string>("binary", ""), error).string();
+  }
   return MakeInstructionsPlan(p);
 }
 
@@ -246,6 +254,7 @@ const KindSpec kInstructionsKind{
         {"d1_misses_per_op", "object", "misses", "simulated first-level data cache misses (reads and writes) per operation, by operation, in the cache_model geometry", "instructions", kBuild},
         {"ll_misses_per_op", "object", "misses", "simulated last-level data cache misses (reads and writes) per operation, by operation", "instructions", kBuild},
         {"cache_model", "string", "", "callgrind's simulated caches (--I1, --D1, --LL: bytes, ways, line bytes), fixed so counts do not depend on the host", "instructions", kIdentity},
+        {"counted_binary", "string", "", "the other amqbench build whose kernels were counted (the binary parameter); absent when the run's own", "instructions", kSetting},
         {"valgrind_version", "string", "", "the valgrind that counted (`valgrind --version`): part of the build the counts depend on, so compared as its identity, not as a count", "instructions", kBuild},
     }};
 

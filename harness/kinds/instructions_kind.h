@@ -22,6 +22,20 @@
 
 namespace amq {
 
+// Whether this binary was built with AddressSanitizer, which valgrind cannot run (scripts/sanitize.sh's
+// build): the kind then skips, saying so.
+#if defined(__SANITIZE_ADDRESS__)
+inline constexpr bool kBuiltWithAddressSanitizer = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+inline constexpr bool kBuiltWithAddressSanitizer = true;
+#else
+inline constexpr bool kBuiltWithAddressSanitizer = false;
+#endif
+#else
+inline constexpr bool kBuiltWithAddressSanitizer = false;
+#endif
+
 // The simulated caches (callgrind's --I1, --D1, --LL: bytes, ways, line bytes): a 32 KiB L1
 // and a 1 MiB last level, the sizes at which the CI suite's filters at n = 20,000 (tens of KiB)
 // fit the last level and some outgrow the first.
@@ -32,6 +46,7 @@ struct InstructionsParams {
   std::size_t keys = 20000;
   std::size_t queries = 20000;
   std::uint64_t seed = 1;
+  std::string binary;  // the amqbench whose kernels are counted; "" = this one
 };
 
 // What one callgrind dump holds: the client request that wrote it (the operation) and its
