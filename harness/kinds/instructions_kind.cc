@@ -251,8 +251,8 @@ const KindSpec kInstructionsKind{
     {std::begin(kInstructionsParams), std::end(kInstructionsParams)}, true, false, &InstructionsPlanFrom,
     {
         {"instructions_per_op", "object", "instructions", "per operation (build and insert: per key), by micro-benchmark operation: callgrind's Ir over the kernel run once, instrumented alone", "instructions", kBuild},
-        {"d1_misses_per_op", "object", "misses", "simulated first-level data cache misses (reads and writes) per operation, by operation, in the cache_model geometry", "instructions", kBuild},
-        {"ll_misses_per_op", "object", "misses", "simulated last-level data cache misses (reads and writes) per operation, by operation", "instructions", kBuild},
+        {"d1_misses_per_op", "object", "misses", "simulated first-level data cache misses (reads and writes) per operation, by operation, in the cache_model geometry; compare shows them, does not judge them (they move with the binary's memory layout)", "instructions", kBuild},
+        {"ll_misses_per_op", "object", "misses", "simulated last-level data cache misses (reads and writes) per operation, by operation; shown, not judged, as d1_misses_per_op", "instructions", kBuild},
         {"cache_model", "string", "", "callgrind's simulated caches (--I1, --D1, --LL: bytes, ways, line bytes), fixed so counts do not depend on the host", "instructions", kIdentity},
         {"counted_binary", "string", "", "the other amqbench build whose kernels were counted (the binary parameter); absent when the run's own", "instructions", kSetting},
         {"valgrind_version", "string", "", "the valgrind that counted (`valgrind --version`): part of the build the counts depend on, so compared as its identity, not as a count", "instructions", kBuild},
