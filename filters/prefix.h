@@ -354,7 +354,9 @@ class TwoChoiceSpare {
 
   bool contains(std::uint64_t key) const {
     const Located l = Locate(key);
-    return Pd::Contains(bins_[l.first], l.q, l.r) | Pd::Contains(bins_[l.second], l.q, l.r);
+    // Both bins are read and the answers or-ed without a branch; as ints, since clang warns
+    // (-Wbitwise-instead-of-logical) on a bitwise | of bools.
+    return (int{Pd::Contains(bins_[l.first], l.q, l.r)} | int{Pd::Contains(bins_[l.second], l.q, l.r)}) != 0;
   }
 
   std::size_t size_in_bytes() const { return bins_.size() * sizeof(typename Pd::Bin); }
