@@ -38,6 +38,23 @@ std::optional<AvailableMemory> AvailableMemoryBytes();
 std::optional<std::uint64_t> PeakGrowthInChild(
     const std::function<void(const std::function<void()>& mark)>& work);
 
+// How far a difference of two VmRSS/VmHWM readings can be from the truth on a machine with
+// `cpus` CPUs: three per-CPU counters (file, anonymous, shared-memory pages), each holding up
+// to percpu_counter_batch = max(32, 2 x cpus) pages per CPU not yet folded in, in each reading.
+inline std::uint64_t RssCounterError(std::uint64_t cpus) {
+  const std::uint64_t batch = cpus * 2 > 32 ? cpus * 2 : 32;
+  return 2 * 3 * batch * cpus * 4096;
+}
+
+// A build's growth from the counted peak (VmHWM less VmRSS at the start, off by up to
+// `counter_error`) and the exact growth at its end (smaps_rollup): the exact figure, plus what
+// of the counted peak lies beyond the counters' error above it. Continuous in both readings, so
+// two builds a little apart never land on the two sides of a switch.
+inline std::uint64_t GrowthFromReadings(std::uint64_t counted, std::uint64_t exact,
+                                        std::uint64_t counter_error) {
+  return exact + (counted > exact + counter_error ? counted - exact - counter_error : 0);
+}
+
 // "1.5 GiB", "312 MiB", "40 KiB".
 std::string FormatBytes(double bytes);
 
