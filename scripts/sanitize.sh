@@ -14,7 +14,8 @@ source "$root/scripts/stages.sh"
 flags="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_CXX_COMPILER="${AMQ_SANITIZE_CXX:-clang++-14}" \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" \
-  -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" >/dev/null
+  -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" \
+  -DAMQ_TEST_SHARDS=4 >/dev/null
 # Every test binary and the amqbench they drive; not amqbench_micro (its tests are left out).
 targets=(amqbench avx2_tests avx512_tests)
 grep -qw bmi2 /proc/cpuinfo && targets+=(bmi2_tests)  # CMakeLists.txt defines it on such CPUs

@@ -34,6 +34,8 @@ TEST(ProcessMemory, AChildsGrowthIsWhatItTouched) {
     mark();
     std::unique_ptr<char[]> block(new char[bytes]);
     std::memset(block.get(), 1, bytes);
+    // The block is never read: without a barrier the compiler may drop new, memset and delete.
+    asm volatile("" : : "r"(block.get()) : "memory");
     mark();
   });
   ASSERT_TRUE(touched.has_value());
