@@ -227,7 +227,7 @@ def markdown(job: Job, a: str, b: str, rounds: int, alpha: float, min_effect: fl
              f" one repetition of every benchmark a run. Verdict: two-sided Wilcoxon signed-rank"
              f" test of the rounds' log(B/A), p < {alpha:g}, and a median ratio B/A above"
              f" {1 + min_effect:.3g} (slower) or below {1 / (1 + min_effect):.3g} (faster).", "",
-             "| benchmark | A median ns | B median ns | B/A median (min–max over rounds) | p | verdict |",
+             "| benchmark | A median ns/iteration | B median ns/iteration | B/A median (min–max over rounds) | p | verdict |",
              "|---|---|---|---|---|---|"]
     for r in job.rows:
         j = r.judgement
