@@ -4,9 +4,10 @@
 //
 // This command runs the binaries; plots/ab.py, run by Debian's /usr/bin/python3 as
 // `amqbench compare` runs plots/compare.py, is the one place of the statistics (its header has
-// every rule). The steps: ab.py check refuses settings that cannot give a verdict; each binary
-// lists its benchmarks under --filter (a filter that selects nothing, or a binary that does not
-// take the arguments, is bad input before the first round); then R rounds, A then B in odd
+// every rule). The steps: each binary lists its benchmarks under --filter (a filter that
+// selects nothing, or a binary that does not take the arguments, is bad input before the first
+// round); ab.py check refuses settings that cannot give a verdict for that many benchmarks;
+// then R rounds, A then B in odd
 // rounds and B then A in even ones, each run one repetition of every selected benchmark with
 // the same arguments, its JSON kept in a scratch directory; then ab.py judge reads them and
 // prints the table. Exit status: 0 nothing slower, 1 a benchmark slower, 2 bad input (one line
@@ -14,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <boost/program_options.hpp>
 #include <cerrno>
 #include <chrono>
@@ -128,26 +130,25 @@ std::vector<std::string> BenchmarkArguments(const AbSettings& s) {
   return args;
 }
 
-// What the binary lists under --filter: refuses a binary that fails with these arguments or
-// lists nothing.
-void CheckSelectsBenchmarks(const AbSettings& s, const std::string& side, const std::string& binary,
-                            const fs::path& scratch) {
+// How many benchmarks the binary lists under --filter: refuses a binary that fails with these
+// arguments or lists nothing.
+std::size_t CountSelectedBenchmarks(const AbSettings& s, const std::string& side, const std::string& binary,
+                                    const fs::path& scratch) {
   std::vector<std::string> args = {binary};
   const std::vector<std::string> common = BenchmarkArguments(s);
   args.insert(args.end(), common.begin(), common.end());
   args.push_back("--benchmark_list_tests=true");
   const fs::path listing = scratch / ("list_" + side + ".txt");
   const ChildOutcome child = RunChild(args, listing.string());
-  if (child.interrupted) return;
+  if (child.interrupted) return 0;
   if (!child.Succeeded()) {
     throw InputError("ab: " + side + " " + binary + " failed listing its benchmarks with these arguments (" +
                      StatusText(child.status) + ")");
   }
   std::ifstream in(listing);
-  std::string line;
-  while (std::getline(in, line)) {
-    if (!line.empty()) return;
-  }
+  std::size_t count = 0;
+  for (std::string line; std::getline(in, line);) count += !line.empty();
+  if (count > 0) return count;
   throw InputError("ab: " + side + " " + binary + " has no benchmark that --filter '" + s.filter + "' selects");
 }
 
@@ -157,7 +158,8 @@ AbSettings ParseAbOptions(const Args& args, bool& help) {
       "amqbench ab BINARY_A BINARY_B: two Google Benchmark binaries (two commits' amqbench_micro)\n"
       "timed in alternating rounds of one job (A then B, then B then A, ...), each round's pair\n"
       "compared: a benchmark is slower (exit 1) when the Wilcoxon signed-rank test of the rounds'\n"
-      "log(B/A) gives p < --alpha and their median ratio is beyond --min-effect; faster likewise\n"
+      "log(B/A), Holm-adjusted for the job's benchmarks, gives p < --alpha and their median\n"
+      "ratio is beyond --min-effect; faster likewise\n"
       "(reported, not failed). plots/ab.py's header has every rule.\nOptions");
   options.add_options()
       ("help,h", "this text")
@@ -200,10 +202,14 @@ int AbCommand(const Args& args) {
   CheckBinary("BINARY_A", s.binary_a);
   CheckBinary("BINARY_B", s.binary_b);
   const ScratchDirectory scratch;
-  if (const int status = RunJudgeScript(s, "check", {}, "/dev/null"); status != 0) return status;
-  CheckSelectsBenchmarks(s, "BINARY_A", s.binary_a, scratch.path());
-  CheckSelectsBenchmarks(s, "BINARY_B", s.binary_b, scratch.path());
+  // The settings are checked for the number of benchmarks the job will judge (Holm's K).
+  const std::size_t benchmarks = std::max(CountSelectedBenchmarks(s, "BINARY_A", s.binary_a, scratch.path()),
+                                          CountSelectedBenchmarks(s, "BINARY_B", s.binary_b, scratch.path()));
   if (Interrupted()) return InterruptExitStatus();
+  if (const int status = RunJudgeScript(s, "check", {"--benchmarks", std::to_string(benchmarks)}, "/dev/null");
+      status != 0) {
+    return status;
+  }
 
   std::vector<std::string> common = BenchmarkArguments(s);
   common.insert(common.end(), {"--benchmark_repetitions=1", "--benchmark_format=json",

@@ -20,13 +20,18 @@ such (a U test over two stored runs) false-alarms. Round i runs A then B when i 
 A when even, so a drift during the job lands on both sides; the pair's ratio b_i / a_i cancels
 what the round shared. The rounds' log-ratios are tested against zero with the Wilcoxon
 signed-rank test (two-sided; exact up to 20 rounds, tied magnitudes included, by enumerating
-the sign patterns; the normal approximation beyond; zeros dropped). A benchmark is
-  * slower when p < --alpha (0.05) and the median of the R ratios B/A is above 1 + --min-effect
-    (0.05), faster when p < alpha and it is below 1 / (1 + min-effect) (the same distance in
-    log terms), else the same;
+the sign patterns; the normal approximation beyond; zeros dropped). A job judges K benchmarks
+at once, so each p is adjusted by Holm's step-down (the i-th smallest of K times K - i + 1, kept
+non-decreasing, at most 1): --alpha is then the chance that a job of two equal builds calls any
+benchmark slower or faster, not the chance for each one (20 same-binary jobs of 5 benchmarks
+each, tested one by one at 0.05, alarmed in 2). A benchmark is
+  * slower when its adjusted p < --alpha (0.05) and the median of the R ratios B/A is above
+    1 + --min-effect (0.05), faster when adjusted p < alpha and it is below 1 / (1 + min-effect)
+    (the same distance in log terms), else the same;
   * not judged when it failed (error_occurred) in any run or is missing from one.
-With R rounds the smallest two-sided p is 2 / 2^R (every ratio on one side): check refuses an
-R whose smallest p is not below alpha, where no difference could ever be called.
+With R rounds the smallest two-sided p is 2 / 2^R (every ratio on one side), K times that once
+adjusted: check refuses an R where that is not below alpha for the K benchmarks the binaries
+list (--benchmarks), where no difference could ever be called.
 
 Exit status: 0 nothing slower, 1 a benchmark slower (faster is reported, not failed), 2 bad
 input: one line on stderr. --out FILE writes every round's pair as JSON Lines (benchmark,
@@ -100,11 +105,31 @@ def signed_rank_p(log_ratios: list[float]) -> float:
     return float(np.mean(np.abs(sums - mean) >= observed - 1e-9))
 
 
-def judge(pairs: list[tuple[float, float]], alpha: float, min_effect: float) -> Judgement:
-    """Paired timings (a_i, b_i), one per round, judged: the test and the minimum effect."""
+def holm_adjusted(p_values: list[float]) -> list[float]:
+    """Holm's step-down adjustment of K p-values, in their order: the i-th smallest (from 1)
+    times K - i + 1, made non-decreasing along the sorted order, capped at 1. Rejecting where
+    the adjusted p < alpha keeps the chance of any false call among the K at most alpha."""
+    k = len(p_values)
+    adjusted = [1.0] * k
+    running = 0.0
+    for rank, index in enumerate(sorted(range(k), key=lambda i: p_values[i])):
+        running = max(running, min(1.0, (k - rank) * p_values[index]))
+        adjusted[index] = running
+    return adjusted
+
+
+def paired_p(pairs: list[tuple[float, float]]) -> float:
+    """The signed-rank p of one benchmark's rounds, before any adjustment."""
+    return signed_rank_p([math.log(b / a) for a, b in pairs])
+
+
+def judge(pairs: list[tuple[float, float]], alpha: float, min_effect: float,
+          p_value: float | None = None) -> Judgement:
+    """Paired timings (a_i, b_i), one per round, judged: the test and the minimum effect.
+    p_value: the benchmark's p adjusted for the job's other benchmarks (default: its own)."""
     ratios = [b / a for a, b in pairs]
     median_ratio = statistics.median(ratios)
-    p = signed_rank_p([math.log(r) for r in ratios])
+    p = paired_p(pairs) if p_value is None else p_value
     if p < alpha and median_ratio > 1.0 + min_effect:
         verdict = SLOWER
     elif p < alpha and median_ratio < 1.0 / (1.0 + min_effect):
@@ -176,6 +201,7 @@ def judge_rounds(directory: Path, rounds: int, alpha: float, min_effect: float) 
     if not names:
         raise BadInput("the binaries ran no benchmark (does --filter select any?)")
     job = Job()
+    judged = []  # (name, pairs) of the benchmarks every run timed
     for name in names:
         missing = [(i, side) for (i, side), (times, errors) in runs.items()
                    if name not in times and name not in errors]
@@ -191,8 +217,11 @@ def judge_rounds(directory: Path, rounds: int, alpha: float, min_effect: float) 
                 note = "missing from " + ", ".join(f"{side} in round {i}" for i, side in missing[:2])
             job.rows.append(Row(name, note=note))
             continue
-        pairs = [(runs[(i, "A")][0][name], runs[(i, "B")][0][name]) for i in range(1, rounds + 1)]
-        judgement = judge(pairs, alpha, min_effect)
+        judged.append((name, [(runs[(i, "A")][0][name], runs[(i, "B")][0][name])
+                              for i in range(1, rounds + 1)]))
+    adjusted = holm_adjusted([paired_p(pairs) for _, pairs in judged])
+    for (name, pairs), p in zip(judged, adjusted):
+        judgement = judge(pairs, alpha, min_effect, p)
         job.rows.append(Row(name, judgement, statistics.median(a for a, _ in pairs),
                             statistics.median(b for _, b in pairs)))
         for i, (a, b) in enumerate(pairs, start=1):
@@ -225,9 +254,10 @@ def markdown(job: Job, a: str, b: str, rounds: int, alpha: float, min_effect: fl
     lines = [summary_line(job), "",
              f"A `{a}`, B `{b}`: {rounds} rounds, A then B in odd rounds and B then A in even ones,"
              f" one repetition of every benchmark a run. Verdict: two-sided Wilcoxon signed-rank"
-             f" test of the rounds' log(B/A), p < {alpha:g}, and a median ratio B/A above"
+             f" test of the rounds' log(B/A), its p adjusted by Holm's step-down for the"
+             f" {sum(1 for r in job.rows if r.judgement)} benchmarks judged, p < {alpha:g}, and a median ratio B/A above"
              f" {1 + min_effect:.3g} (slower) or below {1 / (1 + min_effect):.3g} (faster).", "",
-             "| benchmark | A median ns/iteration | B median ns/iteration | B/A median (min–max over rounds) | p | verdict |",
+             "| benchmark | A median ns/iteration | B median ns/iteration | B/A median (min–max over rounds) | p (Holm) | verdict |",
              "|---|---|---|---|---|---|"]
     for r in job.rows:
         j = r.judgement
@@ -273,6 +303,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--alpha", type=float, default=0.05)
     parser.add_argument("--min-effect", type=float, default=0.05)
     parser.add_argument("--out", type=Path)
+    parser.add_argument("--benchmarks", type=int, default=1,
+                        help="check: how many benchmarks the job will judge (Holm's K)")
     return parser.parse_args(argv)
 
 
@@ -283,10 +315,13 @@ def check(args: argparse.Namespace) -> None:
         raise BadInput(f"--alpha {args.alpha:g}: must be in (0, 1)")
     if not (args.min_effect >= 0.0 and math.isfinite(args.min_effect)):
         raise BadInput(f"--min-effect {args.min_effect:g}: must be a fraction >= 0 (0.05 is 5%)")
-    if smallest_p(args.rounds) >= args.alpha:
-        raise BadInput(f"--rounds {args.rounds} can never reach p < {args.alpha:g} (the smallest"
-                       f" two-sided p of {args.rounds} pairs is {smallest_p(args.rounds):.3g}): more rounds"
-                       " or a larger --alpha")
+    if args.benchmarks < 1:
+        raise BadInput(f"--benchmarks {args.benchmarks}: at least 1")
+    if args.benchmarks * smallest_p(args.rounds) >= args.alpha:
+        raise BadInput(f"--rounds {args.rounds} can never reach p < {args.alpha:g} for"
+                       f" {args.benchmarks} benchmark{'s' if args.benchmarks > 1 else ''} (the smallest"
+                       f" two-sided p of {args.rounds} pairs is {smallest_p(args.rounds):.3g}, times"
+                       f" {args.benchmarks} once adjusted): more rounds, fewer benchmarks or a larger --alpha")
     if args.out is not None:
         for binary in (args.a, args.b):
             if Path(binary).exists() and args.out.exists() and os.path.samefile(args.out, binary):

@@ -46,6 +46,31 @@ def test_faster_is_below_one_over_one_plus_the_effect():
     assert ab.judge([(a, a * 0.96) for a in noisy(8, 20.0, 0.1, 2)], 0.05, 0.05).verdict == ab.SAME
 
 
+def test_holm_multiplies_the_ith_smallest_by_k_minus_i_plus_1_and_keeps_the_order():
+    assert ab.holm_adjusted([0.01, 0.04, 0.03]) == pytest.approx([0.03, 0.06, 0.06])
+    assert ab.holm_adjusted([0.5, 0.001]) == pytest.approx([0.5, 0.002])
+    assert ab.holm_adjusted([0.9, 0.8]) == pytest.approx([1.0, 1.0])
+    assert ab.holm_adjusted([]) == []
+
+
+def test_a_job_of_many_benchmarks_adjusts_each_p_for_the_others(tmp_path, capsys):
+    # One benchmark slower in 7 of 8 rounds: p = 0.016 alone, slower at 0.05; beside 4 equal
+    # benchmarks its p is multiplied by 5 (0.078) and it is no longer called.
+    a = noisy(8, 100.0, 0.05, seed=3)
+    b = [t * (1.3 if i != 4 else 0.97) for i, t in enumerate(a)]
+    alone = ab.judge(list(zip(a, b)), 0.05, 0.05)
+    assert alone.verdict == ab.SLOWER and alone.p_value == pytest.approx(4 / 2 ** 8)
+    extra = {}
+    for i in range(1, 9):
+        for side in "AB":
+            extra[(i, side)] = [{"name": f"equal{k}", "run_type": "iteration", "real_time": 50.0 + k,
+                                 "time_unit": "ns"} for k in range(4)]
+    write_rounds(tmp_path, a, b, extra=extra)
+    status, out, _ = run(capsys, "judge", "--a", "A", "--b", "B", "--rounds", 8, "--dir", tmp_path)
+    assert status == 0 and "nothing slower; 5 same." in out
+    assert "p adjusted by Holm's step-down for the 5 benchmarks judged" in out
+
+
 def test_a_large_but_inconsistent_ratio_and_identical_times_are_the_same():
     # Half the rounds 1.5x slower, half 1.5x faster: no consistent direction.
     pairs = [(10.0, 15.0 if i % 2 else 10.0 / 1.5 * (1 + i / 100)) for i in range(10)]
@@ -101,6 +126,10 @@ def test_a_benchmark_that_failed_or_is_on_one_side_is_not_judged(tmp_path, capsy
     (["--rounds", "5", "--alpha", "0.1"], None),
     (["--rounds", "10", "--alpha", "1.5"], "--alpha 1.5: must be in (0, 1)"),
     (["--rounds", "10", "--min-effect", "-0.1"], "--min-effect -0.1: must be a fraction >= 0"),
+    # 10 rounds: the smallest p is 2/1024, times 26 benchmarks once adjusted is 0.051.
+    (["--rounds", "10", "--benchmarks", "25"], None),
+    (["--rounds", "10", "--benchmarks", "26"], "--rounds 10 can never reach p < 0.05 for 26 benchmarks"),
+    (["--rounds", "10", "--benchmarks", "0"], "--benchmarks 0: at least 1"),
 ])
 def test_check_refuses_settings_that_cannot_give_a_verdict(capsys, argv, message):
     status, out, err = run(capsys, "check", "--a", "A", "--b", "B", *argv)
