@@ -18,6 +18,7 @@ int SuiteCommand(const Args& args);   // commands/suite_command.cc: run a suite 
 int MergeCommand(const Args& args);   // commands/suite_command.cc: join --shard outputs
 int MachineCommand(const Args& args); // commands/machine_command.cc: this host's latency and bandwidth
 int CompareCommand(const Args& args); // commands/compare_command.cc: two runs, cell by cell
+int AbCommand(const Args& args);      // commands/ab_command.cc: two builds' timings, in alternating rounds
 int TheoryCommand(const Args& args);  // commands/theory_command.cc: theory formulas as JSON
 // commands/count_instructions_command.cc: the instructions kind's child, under callgrind only
 int CountInstructionsCommand(const Args& args);

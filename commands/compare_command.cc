@@ -1,11 +1,12 @@
 // commands/compare_command.cc - `amqbench compare BASE NEW`: what changed between two runs.
 //
 // The comparison lives in plots/compare.py (its header has every rule), run by Debian's
-// /usr/bin/python3: it needs scipy's Mann-Whitney U test and reuses plots/load.py's readers and
-// schema check, which a C++ copy would duplicate. This command only execs that interpreter on
-// that script, from the source tree this binary was built from (AMQ_SOURCE_DIR), with the
-// arguments as given, so the exit status (0 same, 1 worse, 2 bad input) and the output are the
-// script's own. A missing interpreter or script is bad input: one line, exit status 2.
+// /usr/bin/python3: it needs scipy (plots/ab.py's signed-rank test, for the rounds of one A/B
+// job) and reuses plots/load.py's readers and schema check, which a C++ copy would duplicate.
+// This command only execs that interpreter on that script, from the source tree this binary was
+// built from (AMQ_SOURCE_DIR), with the arguments as given, so the exit status (0 same, 1 worse,
+// 2 bad input) and the output are the script's own. A missing interpreter or script is bad
+// input: one line, exit status 2.
 // AMQ_PYTHON overrides the interpreter (the tests point it at a missing one).
 #include <unistd.h>
 

@@ -20,6 +20,7 @@ constexpr const char* kUsage =
     "  merge     join the outputs of suite --shard runs\n"
     "  machine   this host measured: load latency per cache level and DRAM, random-line ceiling, bandwidth\n"
     "  compare   two runs (result files, directories, Google Benchmark JSON), cell by cell\n"
+    "  ab        two builds' Google Benchmark binaries timed in alternating rounds, paired, judged\n"
     "  theory    the filters' theory formulas evaluated on lists of arguments, as JSON\n"
     "'amqbench COMMAND --help' documents each command's options.\n";
 
@@ -42,6 +43,7 @@ int main(int argc, char** argv) {
     if (command == "merge") return amq::MergeCommand(args);
     if (command == "machine") return amq::MachineCommand(args);
     if (command == "compare") return amq::CompareCommand(args);
+    if (command == "ab") return amq::AbCommand(args);
     if (command == "theory") return amq::TheoryCommand(args);
     // Not in the usage text: the instructions kind's child, which refuses outside valgrind.
     if (command == "count-instructions") return amq::CountInstructionsCommand(args);

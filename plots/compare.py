@@ -28,12 +28,17 @@ What a field is comes from the one field table, harness/run/schema.cc, through r
     has no interval (adapt_adversarial's, or a file from before the field) is not judged: an
     "FPR not judged" row (info, not worse) names it. FPRs no record gives an interval for
     (stream_fpr, fpr_first_query) and every other field are counted as not compared.
-  * timing (the ns/ units): judged only when both files come from the same host and CPU model
-    (else the ratio of medians is shown, "other machine, not judged"); then with at least
-    --min-repeats (5) samples a side (the *_samples fields, or Google Benchmark's repetitions),
-    a two-sided Mann-Whitney U test below --alpha (0.05) and a change of the median beyond
-    --threshold (10%) is slower (worse) or faster (better), as google/benchmark's compare.py
-    judges. Fewer samples: the ratio, "too few repeats, not judged".
+  * timing (the ns/ units): shown, not judged. Two stored runs are separate runs: the
+    repetitions of one run (its *_samples, or Google Benchmark's repetitions) share that run's
+    machine state, so a test that takes them for independent samples false-alarms (issue 27:
+    one binary run three times, a U test called four timings 1.34x to 1.53x slower at
+    p = 0.00018). Each timing is a row with the ratio of the medians, "separate runs, not
+    judged (use amqbench ab)", or "other machine, not judged" between hosts or CPU models.
+    Judging timings is amqbench ab's (plots/ab.py): two builds in alternating rounds of one
+    job, paired by round. interleaved_pairs is the hook for stored runs that are the two sides
+    of one such job (no stored format says so yet): there a Wilcoxon signed-rank p below
+    --alpha (0.05) and a median ratio beyond --threshold (10%) is slower (worse) or faster
+    (better), by ab.judge.
   * build (the instructions kind's instructions_per_op, d1_misses_per_op, ll_misses_per_op:
     callgrind's counts): compared only between records of one build (the header's compiler,
     compiler_flags, build_type and march_native, and the record's valgrind_version, the build
@@ -81,6 +86,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import ab  # noqa: E402
 import load  # noqa: E402
 import stats  # noqa: E402
 
@@ -335,7 +341,6 @@ class Row:
 class Settings:
     alpha: float = 0.05
     threshold: float = 0.10
-    min_repeats: int = 5
     float_rel_tol: float = 1e-9
     count_threshold: float = 0.01
 
@@ -535,34 +540,44 @@ def compare_fpr_across_seeds(b: Entry, n: Entry, name: str, row, counts: dict) -
         counts["fprs_within_intervals"] += 1
 
 
+def interleaved_pairs(b: Entry, n: Entry, name: str) -> list[tuple[float, float]] | None:
+    """The hook where two stored runs' timings could be judged: when BASE and NEW are the two
+    sides of one interleaved A/B job, their samples paired by round, (base, new) per round;
+    None when they are separate runs. No stored format says so yet - amqbench ab judges its
+    rounds itself (plots/ab.py) and keeps the pairs with --out - so it is always None today. A
+    format that records the job and round of each sample fills this in, and compare_timing
+    then judges the pairs as amqbench ab does."""
+    return None
+
+
 def compare_timing(b: Entry, n: Entry, name: str, settings: Settings, row, counts: dict) -> None:
-    (b_median, b_samples), (n_median, n_samples) = b.timings[name], n.timings[name]
+    """The ratio of the medians, judged only for the rounds of one A/B job (interleaved_pairs):
+    the repetitions of one run share its machine state, so two separate runs' samples are not
+    independent and a test over them false-alarms (issue 27)."""
+    (b_median, _), (n_median, _) = b.timings[name], n.timings[name]
     if not (is_number(b_median) and is_number(n_median)) or b_median <= 0:
         return
-    ratio = n_median / b_median
-    change = ratio - 1
-    if b.machine != n.machine:
+    change = n_median / b_median - 1
+    pairs = interleaved_pairs(b, n, name) if b.machine == n.machine else None
+    if pairs is None:
         counts["timings_not_judged"] += 1
-        row(INFO, "not judged", field=name, base=b_median, new=n_median, change=change,
-            note=f"other machine, not judged ({machine_text(b.machine)} vs {machine_text(n.machine)})")
+        note = ("separate runs, not judged (use amqbench ab)" if b.machine == n.machine else
+                f"other machine, not judged ({machine_text(b.machine)} vs {machine_text(n.machine)})")
+        row(INFO, "not judged", field=name, base=b_median, new=n_median, change=change, note=note)
         return
-    nb, nn = len(b_samples or []), len(n_samples or [])
-    if min(nb, nn) < settings.min_repeats:
-        counts["timings_not_judged"] += 1
-        row(INFO, "not judged", field=name, base=b_median, new=n_median, change=change,
-            note=f"too few repeats ({nb} vs {nn} samples; {settings.min_repeats} needed), not judged")
-        return
-    from scipy.stats import mannwhitneyu
-
-    p = float(mannwhitneyu(b_samples, n_samples, alternative="two-sided").pvalue)
-    note = f"U test p = {p:.2g} over {nb} vs {nn} repeats"
-    if p < settings.alpha and change > settings.threshold:
-        row(WORSE, "slower", field=name, base=b_median, new=n_median, change=change, note=note, p_value=p)
-    elif p < settings.alpha and change < -settings.threshold:
-        row(BETTER, "faster", field=name, base=b_median, new=n_median, change=change, note=note, p_value=p)
+    judged = ab.judge(pairs, settings.alpha, settings.threshold)
+    note = f"one A/B job: signed-rank p = {judged.p_value:.2g} over {judged.rounds} rounds"
+    change = judged.median_ratio - 1
+    if judged.verdict == ab.SLOWER:
+        row(WORSE, "slower", field=name, base=b_median, new=n_median, change=change, note=note,
+            p_value=judged.p_value)
+    elif judged.verdict == ab.FASTER:
+        row(BETTER, "faster", field=name, base=b_median, new=n_median, change=change, note=note,
+            p_value=judged.p_value)
     else:
         counts["timings_same"] += 1
-        row(SAME, "same", field=name, base=b_median, new=n_median, change=change, note=note, p_value=p)
+        row(SAME, "same", field=name, base=b_median, new=n_median, change=change, note=note,
+            p_value=judged.p_value)
 
 
 # --- output -----------------------------------------------------------------------------------
@@ -664,9 +679,12 @@ def markdown(comparison: Comparison, max_rows: int) -> str:
     s, c = comparison.settings, comparison.counts
     sides = (f"BASE {cell_text(comparison.base, comparison.base_results)}, "
              f"NEW {cell_text(comparison.new, comparison.new_results)}.")
-    if c["timings_same"] or c["timings_not_judged"] or any(r.what in ("slower", "faster") for r in comparison.rows):
-        sides += (f" Timings: two-sided Mann-Whitney U p < {s.alpha:g} and a change beyond"
-                  f" {s.threshold * 100:g}%, at least {s.min_repeats} repeats a side, same host and CPU model.")
+    if c["timings_not_judged"]:
+        sides += (" Timings of separate runs are shown, not judged: a run's repetitions share its"
+                  " machine state, so only the rounds of one A/B job can be (amqbench ab).")
+    if c["timings_same"] or any(r.what in ("slower", "faster") for r in comparison.rows):
+        sides += (f" Timings of one A/B job: two-sided signed-rank p < {s.alpha:g} over its rounds"
+                  f" and a median ratio beyond {s.threshold * 100:g}%.")
     lines = [summary_line(comparison), "", sides, ""]
     shown = [r for r in comparison.rows if r.verdict != SAME]
     if not shown:
@@ -808,11 +826,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("paths", nargs="*", metavar="BASE NEW", help="the runs to compare")
     parser.add_argument("--json", action="store_true", help="print JSON instead of the Markdown table")
     parser.add_argument("--alpha", type=float, default=0.05,
-                        help="timings: a change needs a Mann-Whitney U p-value below this (default 0.05)")
+                        help="timings of one A/B job: a change needs a signed-rank p-value below this (default 0.05)")
     parser.add_argument("--threshold", type=float, default=0.10,
-                        help="timings: and a change of the median beyond this fraction (default 0.10)")
-    parser.add_argument("--min-repeats", type=int, default=5,
-                        help="timings: samples needed on each side to judge (default 5)")
+                        help="timings of one A/B job: and a median ratio beyond 1 + this (default 0.10)")
     parser.add_argument("--count-threshold", type=float, default=0.01,
                         help="instruction and cache-miss counts of one build: a change beyond this fraction"
                              " is worse or better (default 0.01)")
@@ -833,10 +849,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         parser.error("give BASE and NEW (or --update-baseline NEW)")
     if args.update_baseline is not None and args.paths:
         parser.error("--update-baseline takes NEW alone")
-    if (not 0 < args.alpha < 1 or args.threshold < 0 or args.min_repeats < 1 or args.float_rel_tol < 0
-            or args.count_threshold < 0):
-        parser.error("--alpha in (0, 1), --threshold >= 0, --min-repeats >= 1, --float-rel-tol >= 0,"
-                     " --count-threshold >= 0")
+    if not 0 < args.alpha < 1 or args.threshold < 0 or args.float_rel_tol < 0 or args.count_threshold < 0:
+        parser.error("--alpha in (0, 1), --threshold >= 0, --float-rel-tol >= 0, --count-threshold >= 0")
     return args
 
 
@@ -847,7 +861,7 @@ def main(argv: list[str] | None = None, out=None) -> int:
         args = parse_args(sys.argv[1:] if argv is None else argv)
     except SystemExit as stop:  # argparse: --help (0) or a usage error (2)
         return int(stop.code or 0)
-    settings = Settings(args.alpha, args.threshold, args.min_repeats, args.float_rel_tol, args.count_threshold)
+    settings = Settings(args.alpha, args.threshold, args.float_rel_tol, args.count_threshold)
     try:
         classes = field_classes(args.schema)
         if args.update_baseline is not None:

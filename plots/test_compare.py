@@ -116,18 +116,43 @@ def test_timings_memory_and_settings_are_not_deterministic(tmp_path, capsys):
     assert classes["bits_per_key"] == "deterministic"
 
 
-def test_a_slowdown_of_30_percent_over_10_repeats_on_one_host_exits_1(tmp_path, capsys):
+def test_a_slowdown_between_two_stored_runs_is_shown_not_judged(tmp_path, capsys):
+    # 30% slower over 10 repeats a side, on one host: two separate runs, whose repeats share each
+    # run's machine state, so the ratio is shown and nothing fails (issue 27).
     base_samples = noisy(10, 20.0, 0.02, seed=1)
     base = write(tmp_path / "base.jsonl", with_samples(lines_of(SURVEY_LAB), base_samples))
     new = write(tmp_path / "new.jsonl", with_samples(lines_of(SURVEY_LAB), [s * 1.3 for s in base_samples]))
     status, out, _ = run(capsys, base, new, "--json")
-    assert status == 1
-    row = next(r for r in json.loads(out)["rows"] if r["field"] == "insert_ns")
-    assert row["verdict"] == "worse" and row["what"] == "slower"
-    assert row["change"] == pytest.approx(0.3) and row["p_value"] < 0.05
-    # The other way round it is an improvement, reported but not a failure.
+    assert status == 0
+    doc = json.loads(out)
+    row = next(r for r in doc["rows"] if r["field"] == "insert_ns")
+    assert row["verdict"] == "info" and row["what"] == "not judged" and row["p_value"] is None
+    assert row["note"] == "separate runs, not judged (use amqbench ab)"
+    assert row["change"] == pytest.approx(0.3)
+    assert doc["counts"]["timings_not_judged"] >= 1 and doc["counts"]["timings_same"] == 0
     status, out, _ = run(capsys, new, base)
-    assert status == 0 and "| better | faster |" in out
+    assert status == 0 and "| info | not judged |" in out and "faster" not in out
+    assert "Timings of separate runs are shown, not judged" in out
+
+
+@pytest.mark.parametrize("factor, status, verdict, what", [
+    (1.3, 1, "worse", "slower"), (1 / 1.3, 0, "better", "faster"), (1.02, 0, "same", "same")])
+def test_the_rounds_of_one_ab_job_are_judged_through_the_hook(tmp_path, capsys, monkeypatch,
+                                                              factor, status, verdict, what):
+    # interleaved_pairs is where stored runs of one A/B job would be paired: given pairs, compare
+    # judges them as amqbench ab does (plots/ab.py).
+    base_samples = noisy(10, 20.0, 0.02, seed=1)
+    base = write(tmp_path / "base.jsonl", with_samples(lines_of(SURVEY_LAB), base_samples))
+    new = write(tmp_path / "new.jsonl", with_samples(lines_of(SURVEY_LAB), [s * factor for s in base_samples]))
+    monkeypatch.setattr(compare, "interleaved_pairs",
+                        lambda b, n, name: list(zip(b.timings[name][1], n.timings[name][1]))
+                        if b.timings[name][1] else None)
+    got, out, _ = run(capsys, base, new, "--json")
+    assert got == status
+    row = next(r for r in json.loads(out)["rows"] if r["field"] == "insert_ns")
+    assert (row["verdict"], row["what"]) == (verdict, what)
+    assert row["change"] == pytest.approx(factor - 1)
+    assert row["note"].startswith("one A/B job: signed-rank p = ") and row["note"].endswith("over 10 rounds")
 
 
 def test_the_same_slowdown_from_another_host_is_not_judged(tmp_path, capsys):
@@ -145,20 +170,6 @@ def test_the_same_slowdown_from_another_host_is_not_judged(tmp_path, capsys):
     lines[0]["context"]["cpu_model"] = "Another CPU"
     status, out, _ = run(capsys, base, write(new, lines))
     assert status == 0 and "other machine, not judged" in out
-
-
-def test_noise_of_3_percent_and_too_few_repeats_exit_0(tmp_path, capsys):
-    base_samples = noisy(10, 20.0, 0.03, seed=1)
-    base = write(tmp_path / "base.jsonl", with_samples(lines_of(SURVEY_LAB), base_samples))
-    new = write(tmp_path / "new.jsonl", with_samples(lines_of(SURVEY_LAB), noisy(10, 20.0, 0.03, seed=2)))
-    status, out, _ = run(capsys, base, new, "--json")
-    assert status == 0
-    assert json.loads(out)["counts"]["timings_same"] >= 1
-    # Three repeats a side, even 50% slower: the ratio, not judged.
-    base = write(tmp_path / "base3.jsonl", with_samples(lines_of(SURVEY_LAB), [20.0, 20.1, 19.9]))
-    new = write(tmp_path / "new3.jsonl", with_samples(lines_of(SURVEY_LAB), [30.0, 30.1, 29.9]))
-    status, out, _ = run(capsys, base, new)
-    assert status == 0 and "too few repeats (3 vs 3 samples; 5 needed), not judged" in out
 
 
 def gbench(host: str, slowdown: float, seed: int) -> dict:
@@ -184,21 +195,17 @@ def test_google_benchmark_pairs(tmp_path, capsys):
     slow = tmp_path / "slow.json"
     slow.write_text(json.dumps(gbench("vm", 1.3, seed=1)))
     status, out, _ = run(capsys, base, slow, "--json")
-    assert status == 1
+    assert status == 0
     rows = {r["cell_id"]: r for r in json.loads(out)["rows"]}
     # Names from before n was a benchmark argument are matched under their n (10^6 by default).
-    assert rows["bloom/query_absent/n:1000000/real_time"]["what"] == "slower"
-    assert rows["bloom/query_absent/n:1000000/real_time"]["change"] == pytest.approx(0.3)
-    assert rows["cuckoo12/insert/n:1000000/real_time"]["what"] == "same"
+    slower = rows["bloom/query_absent/n:1000000/real_time"]
+    assert slower["what"] == "not judged" and slower["note"] == "separate runs, not judged (use amqbench ab)"
+    assert slower["change"] == pytest.approx(0.3)
+    assert rows["cuckoo12/insert/n:1000000/real_time"]["change"] == pytest.approx(0.0)
     elsewhere = tmp_path / "elsewhere.json"
     elsewhere.write_text(json.dumps(gbench("other-host", 1.3, seed=1)))
     status, out, _ = run(capsys, base, elsewhere)
     assert status == 0 and "other machine, not judged" in out
-    noise = tmp_path / "noise.json"
-    doc = gbench("vm", 1.0, seed=2)
-    noise.write_text(json.dumps(doc))
-    status, out, _ = run(capsys, base, noise)
-    assert status == 0, out
 
 
 def test_disjoint_cells_are_listed(tmp_path, capsys):

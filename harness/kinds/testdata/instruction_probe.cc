@@ -2,7 +2,7 @@
 // "caught on purpose" test (commands/count_instructions_command_test.cc, issue 27): it answers
 // `count-instructions bloom KEYS QUERIES SEED` as amqbench does, for the Bloom filter alone.
 // CMakeLists.txt builds it twice: as is, and with AMQ_PROBE_SLOWED_LOOKUP, which puts
-// SlowedLookup's extra work into every one-at-a-time lookup - a regression that keeps every
+// slowed_lookup.h's extra work into every one-at-a-time lookup - a regression that keeps every
 // answer, which only the counts (and timings) can see. Not part of amqbench.
 #include <cstdint>
 #include <iostream>
@@ -10,26 +10,13 @@
 
 #include "filters/bloom.h"
 #include "harness/cell/instruction_count.h"
+#include "harness/kinds/testdata/slowed_lookup.h"
 
 namespace {
 
-// The filter with a few dependent multiplies added to contains(): the same answers, about ten
-// more instructions a lookup. The empty asm keeps the compiler from folding the work away.
-template <class F>
-struct SlowedLookup : F {
-  using F::F;
-  bool contains(std::uint64_t key) const {
-    std::uint64_t mixed = key;
-    for (int i = 0; i < 4; ++i) {
-      mixed = mixed * 0x9E3779B97F4A7C15ull + std::uint64_t(i);
-      asm volatile("" : "+r"(mixed));
-    }
-    return F::contains(key) || (mixed == 0 && key == ~key);  // the second term is never true
-  }
-};
-
 #ifdef AMQ_PROBE_SLOWED_LOOKUP
-using Probed = SlowedLookup<amq::Bloom>;
+// Four multiplies: the same answers, about ten more instructions a lookup.
+using Probed = amq::testing::SlowedLookup<amq::Bloom, 4>;
 #else
 using Probed = amq::Bloom;
 #endif
