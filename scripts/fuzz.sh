@@ -7,8 +7,8 @@
 # exception, broken promise, hang over 10 s, more than 2 GiB), with its input's path printed.
 #   scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]
 #   scripts/fuzz.sh 10                       what CI runs (.ci/run): the clang build from scratch
-#                                            (84 s on 2 idle cores, 3 min of CPU), then 6 x 10 s:
-#                                            154 s in all
+#                                            (135 s on 2 idle cores, unity batches), then
+#                                            6 x 10 s
 #   scripts/fuzz.sh 600 suite_fuzz           one target for ten minutes
 #   AMQ_FUZZ_RUNS=1000000 scripts/fuzz.sh    each target for 10^6 executions instead of a time
 # Installs nothing: ./run_tests.sh installs clang with the other packages. Runs are seeded
