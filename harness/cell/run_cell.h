@@ -64,7 +64,8 @@ QuerySet MakeQuerySet(std::span<const std::uint64_t> inserted,
 Json CellHeader(const CellSpec& spec);
 
 // Adds the timing fields `name`, `name_min`, `name_max` in ns per key, and `name_samples`: every
-// pass, so two runs' timings can be tested against each other (amqbench compare).
+// pass, the run's own spread (two stored runs' passes are not independent samples of one
+// another: amqbench compare shows their ratio and amqbench ab judges timings, issue 27).
 void PutTiming(Json& record, const std::string& name, const std::vector<double>& total_ns,
                std::size_t keys_per_pass);
 

@@ -49,7 +49,7 @@ const std::vector<FieldSpec> kRecordFields = {
     {"insert_ns", "number|null", "ns/key", "dynamic filters: ns per key to insert all n keys, median of R (pre-faulted memory)", "filters, dynamic", kTiming},
     {"insert_ns_min", "number", "ns/key", "fastest of the R inserts", "filters, dynamic", kTiming},
     {"insert_ns_max", "number", "ns/key", "slowest of the R inserts", "filters, dynamic", kTiming},
-    {"insert_ns_samples", "array", "ns/key", "each of the R inserts, in the order they ran (amqbench compare tests timings on them)", "filters, dynamic", kTiming},
+    {"insert_ns_samples", "array", "ns/key", "each of the R inserts, in the order they ran (their spread; amqbench compare shows the medians' ratio, amqbench ab judges timings)", "filters, dynamic", kTiming},
     {"build_ns", "number|null", "ns/key", "static filters: ns per key to build over all n keys, median of R (after a warm-up build)", "filters, static", kTiming},
     {"build_ns_min", "number", "ns/key", "fastest of the R builds", "filters, static", kTiming},
     {"build_ns_max", "number", "ns/key", "slowest of the R builds", "filters, static", kTiming},
