@@ -4,6 +4,7 @@
     /usr/bin/python3 plots/history.py record results/        # a finished suite run (run_all.sh does this)
     /usr/bin/python3 plots/history.py list                   # the runs recorded, with compare's verdicts
     /usr/bin/python3 plots/history.py plot --metric bits_per_key --experiment space --out build/history
+    /usr/bin/python3 plots/history.py steps [--metric query_ns_negative] [--experiment X] [--host H]
 
 record reads the run's result files with load.py (a directory is read as compare reads one:
 every *.jsonl and *.json but suite_run.json and schema.json, and but the files of experiments
@@ -22,12 +23,40 @@ workload.n) of the cells of the selected experiments over the host's runs in rec
 one line per filter (per cell where an experiment has several cells of one filter, labelled
 with its parameters as compare labels cells), and a red dashed line at each run where compare
 found a regression. Trial and window lines are stored but not drawn (their cell line holds the
-summary).
+summary). A timing's chart also marks each step `steps` finds in a line: a dotted line in the
+line's colour just before the step's first run, labelled with the step's ratio.
+
+steps finds where a timing's level moved over one host's runs, in the spirit of asv's regression
+detection, and lists each step: host, cell, metric, the first run at the new level and the
+commits of the runs either side of the step (commit_before..commit_after, + for uncommitted
+changes), the levels before and after (medians of the runs between steps), their ratio, the
+spread it was judged against and the runs on each side. A series is one cell's timing field
+(results/schema.json's timing fields; a benchmark's ns_per_key or real_time_ns) on one host, its
+runs in recorded order (--suite, --experiment, --filter narrow them); a run's own spread is half
+the log range of its record's min and max (history_spread; a benchmark records none). find_steps:
+  1. works on log time, so a step is a ratio and noise is relative;
+  2. fits levels: the piecewise-constant fit minimising the absolute deviations from each level's
+     median plus a penalty per level (2 x noise x ln(runs); noise the larger of the runs' median
+     own spread and the scatter of successive runs), each level at least 3 runs long, found
+     exactly by dynamic programming; absolute deviations, so one wild run cannot pull a level;
+  3. judges each boundary with the two levels beside it: the spread there is the largest of the
+     runs' own spread (within-run), the scatter of those runs around their levels (between-run,
+     from the median absolute deviation) and the series' successive-run scatter. The move must be
+     at least 10% (MIN_EFFECT), at least one spread, and at least 3 standard errors of the
+     difference of the two medians; at most 15% of each side's runs may sit beyond the midpoint
+     between the levels (a cluster of slow runs makes a level whose runs straddle it). The weakest
+     failing boundary is removed, its two levels merge, and the rest are judged again.
+On seeded series without a step whose run-to-run noise is the recorded spread (test_history.py),
+at most 2 of 500 show a false step; with one run in ten 1.2-1.8x slower at random, 9 of 500
+30-run series do (three slow runs in a row make a 3-run level). A flagged step is a lead, not a
+verdict: confirm it with `amqbench ab` of the two commits' builds on one machine.
 
 The table layout is in results/README.md, "History store"; its version is the database's
-PRAGMA user_version. Every write is one transaction. Exit status 0, or 2 with one line on
-stderr and the database untouched: no result files, files of different runs, a database that
-is not SQLite, damaged, of another layout version, or locked past the busy timeout (--timeout).
+PRAGMA user_version. Every write is one transaction. Exit status 0 (steps: whether or not it
+finds one), or 2 with one line on stderr and the database untouched: no result files, files of
+different runs, a database that is not SQLite, damaged, of another layout version, or locked
+past the busy timeout (--timeout); steps also refuses a field that is not a timing, a host with
+no run, and a selection with no timing recorded.
 """
 
 from __future__ import annotations
@@ -507,7 +536,7 @@ def list_runs(db: Path, timeout: float, out) -> int:
     return EXIT_OK
 
 
-# --- steps ------------------------------------------------------------------------------------
+# --- steps in a series ------------------------------------------------------------------------
 
 # A step is flagged only when its level moves by at least MIN_EFFECT (10%), by at least one
 # spread (a move a single run's scatter covers is not one a chart shows), and by STEP_Z
@@ -519,7 +548,7 @@ STEP_Z = 3.0
 # The fit's price for one more level, in units of the series' noise per log of its length: the
 # L1 analogue of BIC, so pure noise is rarely cut and what is cut is judged again below.
 PENALTY_PER_LOG_RUN = 2.0
-MAX_CROSSED_SHARE = 0.15
+MAX_CROSSED_SHARE = 0.15  # of a level's runs beyond the midpoint to the next: none of 3 to 6, 1 of 7
 MAD_TO_SIGMA = 1.4826  # a normal distribution's sigma over its median absolute deviation
 MEDIAN_EFFICIENCY = math.sqrt(math.pi / 2)  # a median's standard error over a mean's
 
@@ -530,6 +559,7 @@ class Step:
     first at the new level, position `index` in the series)."""
     index: int
     run: object
+    run_before: object  # the last run at the old level: its commit and run's are the two to time
     before: float  # median of the runs from the previous step (or the start) up to this one
     after: float  # median of the runs from this one up to the next step (or the end)
     ratio: float  # after / before
@@ -587,17 +617,11 @@ def l1_partition(y: list, penalty: float, min_runs: int) -> list:
 
 def find_steps(series: list, min_effect: float = MIN_EFFECT, min_runs: int = MIN_RUNS_EACH_SIDE,
                z: float = STEP_Z) -> list[Step]:
-    """The steps in a timing's series on one host: `series` is [(run, value, spread)] in recorded
-    order, spread the run's own relative scatter (history_spread: half the log range of its
-    repeats) or None. Values that are not positive numbers are left out.
-
-    Works on log values, so a step is a ratio. The series' noise is the larger of the runs' median
-    own spread and the scatter of successive differences (robust: a step moves one difference,
-    an outlier two); the L1 fit (l1_partition) proposes levels; each boundary is then judged with
-    the two levels beside it: the spread there is the largest of the runs' own spread, the scatter
-    of those runs around their levels and the series' noise, and the move must clear
-    flagged_move(). A boundary that does not is removed (the weakest first) and the levels beside
-    it merge and are judged again, until every boundary left is a flagged step."""
+    """The steps in a timing's series on one host, as the header says: `series` is [(run, value,
+    spread)] in recorded order, spread the run's own relative scatter (history_spread) or None;
+    a value that is not a positive number is left out. The successive-run scatter is robust to
+    what it measures: a step moves one difference, an outlier two, and the median absolute
+    deviation ignores both."""
     points = [(run, float(value), spread) for run, value, spread in series
               if isinstance(value, (int, float)) and math.isfinite(value) and value > 0]
     n = len(points)
@@ -636,7 +660,7 @@ def find_steps(series: list, min_effect: float = MIN_EFFECT, min_runs: int = MIN
     for _, k, spread in judged:
         b = edges[k + 1]
         before, after = math.exp(levels[k]), math.exp(levels[k + 1])
-        steps.append(Step(b, points[b][0], before, after, after / before, math.expm1(spread),
+        steps.append(Step(b, points[b][0], points[b - 1][0], before, after, after / before, math.expm1(spread),
                           b - edges[k], edges[k + 2] - b))
     return steps
 
@@ -873,12 +897,16 @@ def classes_of(schema: Path) -> dict[str, str]:
         raise HistoryError(str(error)) from error
 
 
+def short_commit(run: dict) -> str:
+    return run["git_commit"][:7] + ("+" if run["git_dirty"] else "")
+
+
 def describe_step(chart: HostChart, label: str, step: Step) -> str:
     run = chart.runs[step.run]
     return f"{label} at run {run['id']} ({step.ratio:.2f}x)"
 
 
-# --- steps ------------------------------------------------------------------------------------
+# --- steps (the subcommand) -------------------------------------------------------------------
 
 def list_steps(db: Path, metric: str | None, experiment: str | None, host: str | None, suite: str | None,
                filters: list | None, timeout: float, schema: Path, out) -> int:
@@ -913,12 +941,11 @@ def list_steps(db: Path, metric: str | None, experiment: str | None, host: str |
                              ("--suite", suite)) if value)
         selection += "".join(f" --filter {name}" for name in filters or [])
         raise HistoryError(f"{db}: no recorded timing" + (f" for{selection}" if selection else ""))
-    table = [("host", "cell", "metric", "run", "commit", "before -> after", "ratio", "spread", "runs")]
+    table = [("host", "cell", "metric", "run", "commits", "before -> after", "ratio", "spread", "runs")]
     found.sort(key=lambda item: (item[0].host, item[0].runs[item[3].run]["id"], item[1], item[2]))
     for chart, name, label, step in found:
-        run = chart.runs[step.run]
-        table.append((chart.host, label, name, str(run["id"]),
-                      run["git_commit"][:10] + (" dirty" if run["git_dirty"] else ""),
+        last, run = chart.runs[step.run_before], chart.runs[step.run]
+        table.append((chart.host, label, name, str(run["id"]), f"{short_commit(last)}..{short_commit(run)}",
                       f"{step.before:.4g} -> {step.after:.4g}", f"{step.ratio:.2f}x", f"{100 * step.spread:.1f}%",
                       f"{step.runs_before}+{step.runs_after}"))
     if found:
@@ -938,8 +965,8 @@ def parse_args(argv: list[str]):
     parser = compare.OneLineParser(
         prog="history.py",
         description="The results history: record suite runs in an SQLite store keyed by commit, host,"
-                    " time and suite; list them; plot a metric over commits; find steps in its timings. plots/history.py's header"
-                    " says every rule.")
+                    " time and suite; list them; plot a metric over commits; find steps in its timings."
+                    " plots/history.py's header says every rule.")
     common = compare.OneLineParser(add_help=False)
     common.add_argument("--db", type=Path, default=DEFAULT_DB, help="the history store (default results/history.sqlite)")
     common.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,

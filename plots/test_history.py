@@ -399,7 +399,7 @@ def test_a_step_needs_three_runs_on_each_side():
     # A run without a value (None, 0, NaN) is left out of the series, not read as a level.
     gappy = [(i, (100.0 if i < 6 else 150.0) if i % 4 else None, 0.01) for i in range(16)]
     (step,) = history.find_steps(gappy + [(16, 0.0, 0.01), (17, math.nan, None)])
-    assert (step.run, step.index, step.runs_before, step.runs_after) == (6, 4, 4, 8)
+    assert (step.run, step.run_before, step.index, step.runs_before, step.runs_after) == (6, 5, 4, 4, 8)
 
 
 def test_history_spread_is_half_the_log_range_of_the_repeats():
@@ -444,9 +444,9 @@ def test_steps_lists_the_flagged_step_with_its_run_commit_levels_and_spread(time
     status, out, err = cli(capsys, "steps", "--db", timed_store)
     assert status == 0 and err == "", err
     header, row, summary = out.splitlines()
-    assert header.split() == ["host", "cell", "metric", "run", "commit", "before", "->", "after", "ratio",
+    assert header.split() == ["host", "cell", "metric", "run", "commits", "before", "->", "after", "ratio",
                               "spread", "runs"]
-    assert row.split() == ["vm", "cuckoo8", "n=20000", "query_ns_negative", "5", "e" * 10, "20", "->", "30.07",
+    assert row.split() == ["vm", "cuckoo8", "n=20000", "query_ns_negative", "5", "ddddddd..eeeeeee", "20", "->", "30.07",
                            "1.50x", "2.0%", "4+4"]
     assert summary.startswith("history: 1 step in ") and "confirm one with amqbench ab" in summary
     status, out, err = cli(capsys, "steps", "--metric", "query_ns_negative", "--experiment", "fixed",
