@@ -4,6 +4,7 @@
     /usr/bin/python3 plots/history.py record results/        # a finished suite run (run_all.sh does this)
     /usr/bin/python3 plots/history.py list                   # the runs recorded, with compare's verdicts
     /usr/bin/python3 plots/history.py plot --metric bits_per_key --experiment space --out build/history
+    /usr/bin/python3 plots/history.py steps [--metric query_ns_negative] [--experiment X] [--host H]
 
 record reads the run's result files with load.py (a directory is read as compare reads one:
 every *.jsonl and *.json but suite_run.json and schema.json, and but the files of experiments
@@ -22,12 +23,40 @@ workload.n) of the cells of the selected experiments over the host's runs in rec
 one line per filter (per cell where an experiment has several cells of one filter, labelled
 with its parameters as compare labels cells), and a red dashed line at each run where compare
 found a regression. Trial and window lines are stored but not drawn (their cell line holds the
-summary).
+summary). A timing's chart also marks each step `steps` finds in a line: a dotted line in the
+line's colour just before the step's first run, labelled with the step's ratio.
+
+steps finds where a timing's level moved over one host's runs, in the spirit of asv's regression
+detection, and lists each step: host, cell, metric, the first run at the new level and the
+commits of the runs either side of the step (commit_before..commit_after, + for uncommitted
+changes), the levels before and after (medians of the runs between steps), their ratio, the
+spread it was judged against and the runs on each side. A series is one cell's timing field
+(results/schema.json's timing fields; a benchmark's ns_per_key or real_time_ns) on one host, its
+runs in recorded order (--suite, --experiment, --filter narrow them); a run's own spread is half
+the log range of its record's min and max (history_spread; a benchmark records none). find_steps:
+  1. works on log time, so a step is a ratio and noise is relative;
+  2. fits levels: the piecewise-constant fit minimising the absolute deviations from each level's
+     median plus a penalty per level (2 x noise x ln(runs); noise the larger of the runs' median
+     own spread and the scatter of successive runs), each level at least 3 runs long, found
+     exactly by dynamic programming; absolute deviations, so one wild run cannot pull a level;
+  3. judges each boundary with the two levels beside it: the spread there is the largest of the
+     runs' own spread (within-run), the scatter of those runs around their levels (between-run,
+     from the median absolute deviation) and the series' successive-run scatter. The move must be
+     at least 10% (MIN_EFFECT), at least one spread, and at least 3 standard errors of the
+     difference of the two medians; at most 15% of each side's runs may sit beyond the midpoint
+     between the levels (a cluster of slow runs makes a level whose runs straddle it). The weakest
+     failing boundary is removed, its two levels merge, and the rest are judged again.
+On seeded series without a step whose run-to-run noise is the recorded spread (test_history.py),
+at most 2 of 500 show a false step; with one run in ten 1.2-1.8x slower at random, 9 of 500
+30-run series do (three slow runs in a row make a 3-run level). A flagged step is a lead, not a
+verdict: confirm it with `amqbench ab` of the two commits' builds on one machine.
 
 The table layout is in results/README.md, "History store"; its version is the database's
-PRAGMA user_version. Every write is one transaction. Exit status 0, or 2 with one line on
-stderr and the database untouched: no result files, files of different runs, a database that
-is not SQLite, damaged, of another layout version, or locked past the busy timeout (--timeout).
+PRAGMA user_version. Every write is one transaction. Exit status 0 (steps: whether or not it
+finds one), or 2 with one line on stderr and the database untouched: no result files, files of
+different runs, a database that is not SQLite, damaged, of another layout version, or locked
+past the busy timeout (--timeout); steps also refuses a field that is not a timing, a host with
+no run, and a selection with no timing recorded.
 """
 
 from __future__ import annotations
@@ -41,6 +70,7 @@ import sqlite3
 import sys
 import tempfile
 import zlib
+from bisect import insort
 from difflib import get_close_matches
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -506,23 +536,179 @@ def list_runs(db: Path, timeout: float, out) -> int:
     return EXIT_OK
 
 
+# --- steps in a series ------------------------------------------------------------------------
+
+# A step is flagged only when its level moves by at least MIN_EFFECT (10%), by at least one
+# spread (a move a single run's scatter covers is not one a chart shows), and by STEP_Z
+# standard errors of the difference of the two levels (the levels are medians of the runs on
+# each side, so more runs on each side call a smaller step, never one below the spread).
+MIN_EFFECT = 0.10
+MIN_RUNS_EACH_SIDE = 3
+STEP_Z = 3.0
+# The fit's price for one more level, in units of the series' noise per log of its length: the
+# L1 analogue of BIC, so pure noise is rarely cut and what is cut is judged again below.
+PENALTY_PER_LOG_RUN = 2.0
+MAX_CROSSED_SHARE = 0.15  # of a level's runs beyond the midpoint to the next: none of 3 to 6, 1 of 7
+MAD_TO_SIGMA = 1.4826  # a normal distribution's sigma over its median absolute deviation
+MEDIAN_EFFICIENCY = math.sqrt(math.pi / 2)  # a median's standard error over a mean's
+
+
+@dataclass(frozen=True)
+class Step:
+    """A flagged step: the series' level moves from `before` to `after` at the run `run` (the
+    first at the new level, position `index` in the series)."""
+    index: int
+    run: object
+    run_before: object  # the last run at the old level: its commit and run's are the two to time
+    before: float  # median of the runs from the previous step (or the start) up to this one
+    after: float  # median of the runs from this one up to the next step (or the end)
+    ratio: float  # after / before
+    spread: float  # the run-to-run spread used, relative (0.05: runs scatter by about 5%)
+    runs_before: int
+    runs_after: int
+
+
+def median(values: list) -> float:
+    ordered = sorted(values)
+    half = len(ordered) // 2
+    return ordered[half] if len(ordered) % 2 else (ordered[half - 1] + ordered[half]) / 2
+
+
+def robust_scale(residuals: list) -> float:
+    """The scatter of values around their level, as a normal sigma from the median absolute
+    deviation: one wild run does not widen it."""
+    return MAD_TO_SIGMA * median([abs(r) for r in residuals]) if residuals else 0.0
+
+
+def segment_costs(y: list, min_runs: int) -> list:
+    """cost[i][j]: the sum of |y - median| over y[i:j], for every segment of at least min_runs."""
+    n = len(y)
+    cost = [[math.inf] * (n + 1) for _ in range(n + 1)]
+    for i in range(n):
+        ordered = []
+        for j in range(i, n):
+            insort(ordered, y[j])
+            k = len(ordered)
+            if k >= min_runs:
+                half = k // 2
+                middle = ordered[half]
+                cost[i][j + 1] = (sum(ordered[half:]) - middle * (k - half)) + (middle * half - sum(ordered[:half]))
+    return cost
+
+
+def l1_partition(y: list, penalty: float, min_runs: int) -> list:
+    """The starts of the levels (but the first) of the piecewise-constant fit to y that minimises
+    the sum of absolute deviations from each level's median plus `penalty` per level, every level
+    min_runs long: an exact dynamic programme over the last level's start."""
+    n = len(y)
+    cost = segment_costs(y, min_runs)
+    best, start = [math.inf] * (n + 1), [0] * (n + 1)
+    best[0] = 0.0
+    for j in range(min_runs, n + 1):
+        for i in [0, *range(min_runs, j - min_runs + 1)]:
+            total = best[i] + cost[i][j] + penalty
+            if total < best[j]:
+                best[j], start[j] = total, i
+    starts, j = [], n
+    while (j := start[j]) > 0:
+        starts.append(j)
+    return starts[::-1]
+
+
+def find_steps(series: list, min_effect: float = MIN_EFFECT, min_runs: int = MIN_RUNS_EACH_SIDE,
+               z: float = STEP_Z) -> list[Step]:
+    """The steps in a timing's series on one host, as the header says: `series` is [(run, value,
+    spread)] in recorded order, spread the run's own relative scatter (history_spread) or None;
+    a value that is not a positive number is left out. The successive-run scatter is robust to
+    what it measures: a step moves one difference, an outlier two, and the median absolute
+    deviation ignores both."""
+    points = [(run, float(value), spread) for run, value, spread in series
+              if isinstance(value, (int, float)) and math.isfinite(value) and value > 0]
+    n = len(points)
+    if n < 2 * min_runs:
+        return []
+    y = [math.log(value) for _, value, _ in points]
+    own = [s if s is not None and math.isfinite(s) and s >= 0 else None for _, _, s in points]
+    known = [s for s in own if s is not None]
+    successive = robust_scale([b - a for a, b in zip(y, y[1:])]) / math.sqrt(2)
+    noise = max(successive, median(known) if known else 0.0)
+    bounds = l1_partition(y, PENALTY_PER_LOG_RUN * noise * math.log(n), min_runs)
+    while True:
+        edges = [0, *bounds, n]
+        levels = [median(y[a:b]) for a, b in zip(edges, edges[1:])]
+        judged = []
+        for k in range(len(bounds)):
+            a, b, c = edges[k], edges[k + 1], edges[k + 2]
+            residuals = [y[t] - levels[k] for t in range(a, b)] + [y[t] - levels[k + 1] for t in range(b, c)]
+            beside = [s for s in own[a:c] if s is not None]
+            spread = max(robust_scale(residuals), median(beside) if beside else 0.0, successive)
+            move = levels[k + 1] - levels[k]
+            score = abs(move) / flagged_move(spread, b - a, c - b, min_effect, z)
+            # The runs must take the sides of the step: a cluster of slow runs in noise with a
+            # heavy tail makes a level whose runs straddle the midpoint.
+            middle = (levels[k] + levels[k + 1]) / 2
+            for first, end in ((a, b), (b, c)):
+                crossed = sum(1 for t in range(first, end) if (y[t] > middle) != ((t >= b) == (move > 0)))
+                if crossed > MAX_CROSSED_SHARE * (end - first):
+                    score = 0.0
+            judged.append((score, k, spread))
+        weakest = min(judged, default=None)
+        if weakest is None or weakest[0] >= 1.0:
+            break
+        del bounds[weakest[1]]
+    steps = []
+    for _, k, spread in judged:
+        b = edges[k + 1]
+        before, after = math.exp(levels[k]), math.exp(levels[k + 1])
+        steps.append(Step(b, points[b][0], points[b - 1][0], before, after, after / before, math.expm1(spread),
+                          b - edges[k], edges[k + 2] - b))
+    return steps
+
+
+def flagged_move(spread: float, runs_before: int, runs_after: int, min_effect: float, z: float) -> float:
+    """The smallest move of log level flagged between levels of these many runs at this spread."""
+    standard_error = spread * MEDIAN_EFFICIENCY * math.sqrt(1 / runs_before + 1 / runs_after)
+    return max(math.log1p(min_effect), spread, z * standard_error)
+
+
+def history_spread(low, high) -> float | None:
+    """A run's own relative scatter from the min and max of its repeats: half their log range
+    (for 3 to 10 repeats about 0.85 to 1.5 standard deviations); None without both."""
+    if not all(isinstance(v, (int, float)) and math.isfinite(v) and v > 0 for v in (low, high)) or high < low:
+        return None
+    return (math.log(high) - math.log(low)) / 2
+
+
 # --- plot -------------------------------------------------------------------------------------
 
 @dataclass
 class HostChart:
     """What one host's chart draws: its runs in recorded order (those with a value of the
-    metric) and one line of values per cell, None where a run has none."""
+    metric) and one line of values per cell, None where a run has none; for a timing, each
+    value's run spread (history_spread of its record's min and max) where the record has them."""
     host: str
     runs: list  # dicts: id, git_commit, git_dirty, time_utc, regression, worse_cells, compare_summary
     lines: dict  # legend label -> [value or None per run]
+    spreads: dict = field(default_factory=dict)  # legend label -> [spread or None per run]
 
     def regression_runs(self) -> list:
         return [run["id"] for run in self.runs if run["regression"]]
 
+    def steps(self) -> list:
+        """[(label, Step)] for every line, in label order; a Step's run is its position in runs."""
+        found = []
+        for label, values in self.lines.items():
+            spreads = self.spreads.get(label, [None] * len(values))
+            series = [(i, value, spread) for i, (value, spread) in enumerate(zip(values, spreads)) if value is not None]
+            found += [(label, step) for step in find_steps(series)]
+        return found
 
-def chart_data(connection: sqlite3.Connection, metric: str, experiment: str | None = None,
-               suite: str | None = None, filters: list | None = None) -> list[HostChart]:
-    where, params = ["f.name = ?", f"x.record IN ({', '.join('?' * len(DRAWN_RECORDS))})"], [metric, *DRAWN_RECORDS]
+
+def selection(metric_names: list, experiment: str | None, suite: str | None, filters: list | None) -> tuple:
+    """The WHERE clause and parameters of a chart's query."""
+    where = [f"f.name IN ({', '.join('?' * len(metric_names))})",
+             f"x.record IN ({', '.join('?' * len(DRAWN_RECORDS))})"]
+    params = [*metric_names, *DRAWN_RECORDS]
     if experiment is not None:
         where.append("c.experiment = ?")
         params.append(experiment)
@@ -532,13 +718,28 @@ def chart_data(connection: sqlite3.Connection, metric: str, experiment: str | No
     if filters:
         where.append(f"c.filter IN ({', '.join('?' * len(filters))})")
         params += filters
+    return " AND ".join(where), params
+
+
+def chart_data(connection: sqlite3.Connection, metric: str, experiment: str | None = None,
+               suite: str | None = None, filters: list | None = None, with_spread: bool = False) -> list[HostChart]:
+    where, params = selection([metric], experiment, suite, filters)
     rows = connection.execute(
         "SELECT r.id, r.git_commit, r.git_dirty, r.time_utc, r.host_name, r.regression, r.worse_cells,"
         " r.compare_summary, c.experiment, c.cell_id, c.label, m.value"
         " FROM fields f JOIN metrics m ON m.field = f.id JOIN records x ON x.id = m.record_id"
         " JOIN cells c ON c.id = x.cell"
         " JOIN runs r ON r.id = x.run_id"
-        f" WHERE {' AND '.join(where)} ORDER BY r.id, c.experiment, c.label", params).fetchall()
+        f" WHERE {where} ORDER BY r.id, c.experiment, c.label", params).fetchall()
+    bounds = {}  # (run id, experiment, cell_id) -> {"min": value, "max": value}
+    if with_spread:
+        where, params = selection([f"{metric}_min", f"{metric}_max"], experiment, suite, filters)
+        for run_id, exp, cell_id, name, value in connection.execute(
+                "SELECT r.id, c.experiment, c.cell_id, f.name, m.value"
+                " FROM fields f JOIN metrics m ON m.field = f.id JOIN records x ON x.id = m.record_id"
+                " JOIN cells c ON c.id = x.cell JOIN runs r ON r.id = x.run_id"
+                f" WHERE {where}", params):
+            bounds.setdefault((run_id, exp, cell_id), {})[name.rsplit("_", 1)[1]] = value
     experiments = {row[8] for row in rows}
     charts = []
     for host in sorted({row[4] for row in rows}):
@@ -560,11 +761,23 @@ def chart_data(connection: sqlite3.Connection, metric: str, experiment: str | No
         for (exp, cell_id), label in cells.items():
             if labels.count(label) > 1:
                 label = f"{label} [{cell_id}]"
-            lines[(exp, cell_id)] = (label, [None] * len(runs))
+            lines[(exp, cell_id)] = (label, [None] * len(runs), [None] * len(runs))
         for row in mine:
-            lines[(row[8], row[9])][1][position[row[0]]] = row[11]
-        charts.append(HostChart(host, runs, dict(sorted(lines.values()))))
+            _, values, spreads = lines[(row[8], row[9])]
+            values[position[row[0]]] = row[11]
+            found = bounds.get((row[0], row[8], row[9]), {})
+            spreads[position[row[0]]] = history_spread(found.get("min"), found.get("max"))
+        ordered = sorted(lines.values())
+        charts.append(HostChart(host, runs, {label: values for label, values, _ in ordered},
+                                {label: spreads for label, _, spreads in ordered} if with_spread else {}))
     return charts
+
+
+def timing_metrics(classes: dict[str, str]) -> set:
+    """The fields whose history is judged for steps: the timings (results/schema.json's
+    x-reproducibility "timing", less their _min, _max and _samples) and the benchmarks' times."""
+    return {name for name, kind in classes.items()
+            if kind == compare.TIMING and not name.endswith(("_min", "_max", "_samples"))} | set(GBENCH_UNITS)
 
 
 def metric_unit(metric: str, schema: Path) -> str:
@@ -581,7 +794,8 @@ def safe_name(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_") or "_"
 
 
-def draw(chart: HostChart, metric: str, unit: str, experiment: str | None, log: bool, out: Path) -> Path:
+def draw(chart: HostChart, metric: str, unit: str, experiment: str | None, log: bool, out: Path,
+         steps: list = ()) -> Path:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -601,6 +815,11 @@ def draw(chart: HostChart, metric: str, unit: str, experiment: str | None, log: 
             last = i == len(x) - 1 and i > 0
             ax.text(i, 0.98, f"regression \n{cells} " if last else f" regression\n {cells}", color="red",
                     fontsize=8, va="top", ha="right" if last else "left", transform=ax.get_xaxis_transform())
+    for label, step in steps:  # in the line's colour, at the first run of its new level
+        colour = styles[label]["color"]
+        ax.axvline(step.run - 0.5, color=colour, ls=":", lw=1.4)
+        ax.annotate(f"step {step.ratio:.2f}x", (step.run, step.after), xytext=(4, 6), textcoords="offset points",
+                    color=colour, fontsize=8, fontweight="bold")
     ticks = [f"{run['git_commit'][:7]}{'+' if run['git_dirty'] else ''}\n{run['time_utc'][:10]}" for run in chart.runs]
     ax.set_xticks(x, ticks, fontsize=8)
     for tick, run in zip(ax.get_xticklabels(), chart.runs):
@@ -633,7 +852,8 @@ def plot(db: Path, metric: str, experiment: str | None, suite: str | None, filte
          log: bool, max_lines: int, out_dir: Path, timeout: float, schema: Path, out) -> int:
     connection, fresh = open_store(db, timeout, write=False)
     try:
-        charts = [] if fresh else chart_data(connection, metric, experiment, suite, filters)
+        timing = metric in timing_metrics(classes_of(schema))
+        charts = [] if fresh else chart_data(connection, metric, experiment, suite, filters, with_spread=timing)
         if not charts:
             known = [] if fresh else [row[0] for row in connection.execute("SELECT name FROM fields")]
             near = get_close_matches(metric, known)
@@ -659,10 +879,83 @@ def plot(db: Path, metric: str, experiment: str | None, suite: str | None, filte
     unit = metric_unit(metric, schema)
     stem = "history_" + (f"{experiment}_" if experiment else "") + metric
     for chart in charts:
-        path = draw(chart, metric, unit, experiment, log, out_dir / f"{safe_name(stem)}_{safe_name(chart.host)}.png")
+        steps = chart.steps() if timing else []
+        path = draw(chart, metric, unit, experiment, log, out_dir / f"{safe_name(stem)}_{safe_name(chart.host)}.png",
+                    steps)
         marked = chart.regression_runs()
         out.write(f"{path}: {plural(len(chart.lines), 'line')} over {plural(len(chart.runs), 'run')}"
-                  + (f"; regressions marked at runs {', '.join(map(str, marked))}" if marked else "") + "\n")
+                  + (f"; regressions marked at runs {', '.join(map(str, marked))}" if marked else "")
+                  + (f"; steps marked: {', '.join(describe_step(chart, label, step) for label, step in steps)}"
+                     if steps else "") + "\n")
+    return EXIT_OK
+
+
+def classes_of(schema: Path) -> dict[str, str]:
+    try:
+        return compare.field_classes(schema)
+    except compare.BadInput as error:
+        raise HistoryError(str(error)) from error
+
+
+def short_commit(run: dict) -> str:
+    return run["git_commit"][:7] + ("+" if run["git_dirty"] else "")
+
+
+def describe_step(chart: HostChart, label: str, step: Step) -> str:
+    run = chart.runs[step.run]
+    return f"{label} at run {run['id']} ({step.ratio:.2f}x)"
+
+
+# --- steps (the subcommand) -------------------------------------------------------------------
+
+def list_steps(db: Path, metric: str | None, experiment: str | None, host: str | None, suite: str | None,
+               filters: list | None, timeout: float, schema: Path, out) -> int:
+    timings = timing_metrics(classes_of(schema))
+    if metric is not None and metric not in timings:
+        near = get_close_matches(metric, sorted(timings))
+        raise HistoryError(f"{metric!r} is not a timing field: steps judges timings (a deterministic field is"
+                           " judged exactly by compare and the CI baseline)"
+                           + (f"; timing fields like it: {', '.join(near)}" if near else ""))
+    connection, fresh = open_store(db, timeout, write=False)
+    try:
+        recorded = set() if fresh else {row[0] for row in connection.execute("SELECT name FROM fields")}
+        hosts = [] if fresh else [row[0] for row in connection.execute(
+            "SELECT DISTINCT host_name FROM runs ORDER BY host_name")]
+        if host is not None and host not in hosts:
+            raise HistoryError(f"{db}: no run of host {host!r} (hosts: {', '.join(hosts) or 'none'})")
+        metrics = [metric] if metric is not None else sorted(timings & recorded)
+        found, series = [], 0
+        for name in metrics:
+            for chart in chart_data(connection, name, experiment, suite, filters, with_spread=True):
+                if host is not None and chart.host != host:
+                    continue
+                series += len(chart.lines)
+                found += [(chart, name, label, step) for label, step in chart.steps()]
+    except sqlite3.Error as error:
+        raise HistoryError(describe_sqlite_error(db, error, timeout)) from error
+    finally:
+        connection.close()
+    if not series:
+        selection = "".join(f" {name} {value}" for name, value in
+                            (("--metric", metric), ("--experiment", experiment), ("--host", host),
+                             ("--suite", suite)) if value)
+        selection += "".join(f" --filter {name}" for name in filters or [])
+        raise HistoryError(f"{db}: no recorded timing" + (f" for{selection}" if selection else ""))
+    table = [("host", "cell", "metric", "run", "commits", "before -> after", "ratio", "spread", "runs")]
+    found.sort(key=lambda item: (item[0].host, item[0].runs[item[3].run]["id"], item[1], item[2]))
+    for chart, name, label, step in found:
+        last, run = chart.runs[step.run_before], chart.runs[step.run]
+        table.append((chart.host, label, name, str(run["id"]), f"{short_commit(last)}..{short_commit(run)}",
+                      f"{step.before:.4g} -> {step.after:.4g}", f"{step.ratio:.2f}x", f"{100 * step.spread:.1f}%",
+                      f"{step.runs_before}+{step.runs_after}"))
+    if found:
+        widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
+        for row in table:
+            out.write("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() + "\n")
+    out.write(f"history: {plural(len(found), 'step')} in {series} timing series"
+              f" (at least {MIN_RUNS_EACH_SIDE} runs each side, a move of at least {MIN_EFFECT:.0%}, one spread"
+              f" and {STEP_Z:g} standard errors)"
+              + ("; confirm one with amqbench ab of the two commits' builds" if found else "") + "\n")
     return EXIT_OK
 
 
@@ -672,15 +965,15 @@ def parse_args(argv: list[str]):
     parser = compare.OneLineParser(
         prog="history.py",
         description="The results history: record suite runs in an SQLite store keyed by commit, host,"
-                    " time and suite; list them; plot a metric over commits. plots/history.py's header"
-                    " says every rule.")
+                    " time and suite; list them; plot a metric over commits; find steps in its timings."
+                    " plots/history.py's header says every rule.")
     common = compare.OneLineParser(add_help=False)
     common.add_argument("--db", type=Path, default=DEFAULT_DB, help="the history store (default results/history.sqlite)")
     common.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
                         help="seconds to wait for a database another process holds (default 2)")
     common.add_argument("--schema", type=Path, default=load.DEFAULT_SCHEMA,
                         help="the field table (default results/schema.json)")
-    commands = parser.add_subparsers(dest="command", required=True, metavar="{record,list,plot}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="{record,list,plot,steps}")
     rec = commands.add_parser("record", parents=[common], help="store a finished suite run")
     rec.add_argument("paths", nargs="+", type=Path, metavar="RESULT_DIR_OR_FILE",
                      help="the run's result files, or its out-dir")
@@ -694,6 +987,13 @@ def parse_args(argv: list[str]):
     plo.add_argument("--max-lines", type=int, default=30,
                      help="refuse a chart with more lines than this (default 30)")
     plo.add_argument("--out", type=Path, required=True, metavar="DIR", help="where the PNGs go")
+    ste = commands.add_parser("steps", parents=[common],
+                              help="steps in timings over each host's runs (plots/history.py's header says how)")
+    ste.add_argument("--metric", help="one timing field, e.g. query_ns_negative (default: every recorded timing)")
+    ste.add_argument("--experiment", help="only this experiment's cells")
+    ste.add_argument("--host", help="only this host's runs")
+    ste.add_argument("--suite", help="only runs of this suite")
+    ste.add_argument("--filter", action="append", dest="filters", metavar="NAME", help="only this filter (repeatable)")
     args = parser.parse_args(argv)
     if not args.timeout >= 0:
         parser.error("--timeout must be >= 0")
@@ -711,6 +1011,9 @@ def main(argv: list[str] | None = None, out=None) -> int:
             return record(args.paths, args.db, args.timeout, args.schema, out)
         if args.command == "list":
             return list_runs(args.db, args.timeout, out)
+        if args.command == "steps":
+            return list_steps(args.db, args.metric, args.experiment, args.host, args.suite, args.filters,
+                              args.timeout, args.schema, out)
         return plot(args.db, args.metric, args.experiment, args.suite, args.filters, args.log, args.max_lines,
                     args.out, args.timeout, args.schema, out)
     except (HistoryError, OSError) as error:

@@ -2,6 +2,7 @@
 run), copied with another commit and time, and changed one way at a time."""
 
 import io
+import math
 import json
 import random
 import sqlite3
@@ -308,3 +309,189 @@ def test_files_of_experiments_the_suite_skipped_are_left_out(tmp_path, capsys):
     (run / "suite_run.json").write_text("{")
     status, _, err = cli(capsys, "record", run, "--db", tmp_path / "other.sqlite")
     assert status == 2 and err.count("\n") == 1 and "not a suite run's manifest" in err
+
+
+# --- steps in timings -------------------------------------------------------------------------
+
+def noisy_series(seed: int, n: int, sigma: float, repeats: int = 5, levels=((0, 1.0),), outliers=()) -> list:
+    """n runs of a timing whose run-to-run noise is the spread its repeats record: each run has a
+    machine state of its own (a shift shared by its repeats) and each repeat its own noise, both
+    lognormal with sigma; the run's value is its repeats' median, its spread history_spread of
+    their min and max. levels: (first run, factor) from where the level is multiplied."""
+    rng = random.Random(seed)
+    series = []
+    for run in range(n):
+        level = 100.0 * [factor for start, factor in levels if run >= start][-1]
+        shift = rng.gauss(0, sigma)
+        repeats_ns = sorted(level * math.exp(shift + rng.gauss(0, sigma)) for _ in range(repeats))
+        value = repeats_ns[repeats // 2] * (1.8 if run in outliers else 1.0)
+        series.append((run, value, history.history_spread(repeats_ns[0], repeats_ns[-1])))
+    return series
+
+
+def test_a_clean_step_is_found_at_the_run_it_starts():
+    for seed in range(20):
+        series = noisy_series(seed, 20, 0.02, levels=((0, 1.0), (10, 1.4)))
+        (step,) = history.find_steps(series)
+        assert step.index == step.run == 10 and (step.runs_before, step.runs_after) == (10, 10)
+        assert 1.3 < step.ratio < 1.5 and abs(step.ratio - step.after / step.before) < 1e-12
+        assert 90 < step.before < 110 and 0.01 < step.spread < 0.06
+    (step,) = history.find_steps([(f"run {i}", 8.0 if i < 5 else 6.0, None) for i in range(11)])  # faster: down
+    assert step.run == "run 5" and (step.before, step.after, step.ratio) == pytest.approx((8.0, 6.0, 0.75))
+
+
+@pytest.mark.parametrize("n, sigma, repeats", [(8, 0.05, 5), (20, 0.02, 5), (20, 0.05, 5), (20, 0.1, 5),
+                                               (40, 0.05, 5), (40, 0.05, 1)])
+def test_noise_of_the_recorded_spread_makes_next_to_no_steps(n, sigma, repeats):
+    """500 seeded series without a step: at most 1% show one (measured: 2 of 500 at n = 20 and
+    sigma 5% or 10%, none in the others; repeats = 1 records no spread of its own)."""
+    flagged = [seed for seed in range(500) if history.find_steps(noisy_series(seed, n, sigma, repeats))]
+    assert len(flagged) <= 5, flagged
+
+
+def test_a_heavy_tail_of_slow_runs_makes_few_steps():
+    """Shared machines: one run in ten 1.2x to 1.8x slower at random. A single slow run, or two in a
+    row, is never a level; three in a row is (measured: 9 of 500 30-run series)."""
+    def slow_runs(seed):
+        rng = random.Random(seed)
+        return [(run, 100 * math.exp(rng.gauss(0, 0.03)) * (rng.uniform(1.2, 1.8) if rng.random() < 0.1 else 1.0),
+                 0.03) for run in range(30)]
+    flagged = [seed for seed in range(500) if history.find_steps(slow_runs(seed))]
+    assert len(flagged) <= 15, flagged
+
+
+@pytest.mark.parametrize("where", [0, 1, 9, 18, 19])
+def test_a_single_outlier_run_is_not_a_step(where):
+    for seed in range(20):
+        assert history.find_steps(noisy_series(seed, 20, 0.02, outliers=(where,))) == []
+    flat = [(i, 50.0 * (3 if i == where else 1), 0.01) for i in range(20)]
+    assert history.find_steps(flat) == []
+
+
+def test_two_steps_are_both_found():
+    for seed in range(20):
+        up_then_down = noisy_series(seed, 24, 0.02, levels=((0, 1.0), (8, 1.5), (16, 1.0)))
+        steps = history.find_steps(up_then_down)
+        assert [s.index for s in steps] == [8, 16]
+        assert [s.ratio for s in steps] == [pytest.approx(1.5, rel=0.06), pytest.approx(1 / 1.5, rel=0.06)]
+        up_twice = noisy_series(seed, 24, 0.02, levels=((0, 1.0), (8, 1.3), (16, 1.7)))
+        steps = history.find_steps(up_twice)
+        assert [s.index for s in steps] == [8, 16] and steps[0].after == steps[1].before
+
+
+def test_a_step_smaller_than_the_spread_or_the_minimum_effect_is_not_flagged():
+    for seed in range(20):
+        # 12% up, 40 runs on each side, the runs scattering by 15%: inside what a run's spread covers.
+        assert history.find_steps(noisy_series(seed, 80, 0.15, levels=((0, 1.0), (40, 1.12)))) == []
+    # 5% up with no noise at all: real, but below the minimum effect (10%).
+    assert history.find_steps([(i, 100.0 if i < 10 else 105.0, 0.001) for i in range(20)]) == []
+    assert len(history.find_steps([(i, 100.0 if i < 10 else 111.0, 0.001) for i in range(20)])) == 1
+    # Recorded repeats that scatter by 30% hide a 1.25x step the values alone would show.
+    wide = [(i, 100.0 if i < 10 else 125.0, 0.3) for i in range(20)]
+    assert history.find_steps(wide) == [] and len(history.find_steps([(r, v, None) for r, v, _ in wide])) == 1
+
+
+def test_a_step_needs_three_runs_on_each_side():
+    assert history.find_steps([(i, 100.0 if i < 8 else 150.0, 0.01) for i in range(10)]) == []
+    assert [s.index for s in history.find_steps([(i, 100.0 if i < 7 else 150.0, 0.01) for i in range(10)])] == [7]
+    assert history.find_steps([(i, 100.0 if i < 3 else 150.0, 0.01) for i in range(5)]) == []
+    assert history.find_steps([]) == [] and history.find_steps([(0, 1.0, None)]) == []
+    # A run without a value (None, 0, NaN) is left out of the series, not read as a level.
+    gappy = [(i, (100.0 if i < 6 else 150.0) if i % 4 else None, 0.01) for i in range(16)]
+    (step,) = history.find_steps(gappy + [(16, 0.0, 0.01), (17, math.nan, None)])
+    assert (step.run, step.run_before, step.index, step.runs_before, step.runs_after) == (6, 5, 4, 4, 8)
+
+
+def test_history_spread_is_half_the_log_range_of_the_repeats():
+    assert history.history_spread(90.0, 110.0) == pytest.approx((math.log(110) - math.log(90)) / 2)
+    assert history.history_spread(5.0, 5.0) == 0.0
+    assert history.history_spread(None, 5.0) is None and history.history_spread(6.0, 5.0) is None
+    assert history.history_spread(0.0, 5.0) is None
+
+
+def timing_of(levels: dict, spread: float = 0.02):
+    """A change giving fixed.jsonl's cells a negative-lookup time: levels[filter] ns, 10 ns for the
+    others, with min and max `spread` either side."""
+    def change(file, lines):
+        if file == "fixed.jsonl":
+            for line in lines:
+                if line.get("record") == "cell":
+                    ns = levels.get(line["filter"], 10.0)
+                    line.update(query_ns_negative=ns, query_ns_negative_min=ns * (1 - spread),
+                                query_ns_negative_max=ns * (1 + spread))
+    return change
+
+
+@pytest.fixture
+def timed_store(tmp_path, capsys) -> Path:
+    """Eight runs on host vm: cuckoo8's negative lookups 20 ns in the first four, 30 ns from the
+    fifth (commit e...) on; every other filter 10 ns throughout. Two runs on host other, flat."""
+    db = tmp_path / "history.sqlite"
+    wobble = [1.0, 1.01, 0.99, 1.0, 1.01, 0.995, 1.0, 1.005]
+    for i, commit in enumerate("abcdefgh"):
+        ns = (20.0 if i < 4 else 30.0) * wobble[i]
+        run = make_run(tmp_path, commit, commit, f"2026-12-0{i + 1}T10:00:00Z", change=timing_of({"cuckoo8": ns}))
+        status, _, err = cli(capsys, "record", run, "--db", db)
+        assert status == 0, err
+    for i, commit in enumerate("ab"):
+        run = make_run(tmp_path, f"other{commit}", commit, f"2026-12-0{i + 1}T11:00:00Z", host="other",
+                       change=timing_of({}))
+        assert cli(capsys, "record", run, "--db", db)[0] == 0
+    return db
+
+
+def test_steps_lists_the_flagged_step_with_its_run_commit_levels_and_spread(timed_store, capsys):
+    status, out, err = cli(capsys, "steps", "--db", timed_store)
+    assert status == 0 and err == "", err
+    header, row, summary = out.splitlines()
+    assert header.split() == ["host", "cell", "metric", "run", "commits", "before", "->", "after", "ratio",
+                              "spread", "runs"]
+    assert row.split() == ["vm", "cuckoo8", "n=20000", "query_ns_negative", "5", "ddddddd..eeeeeee", "20", "->", "30.07",
+                           "1.50x", "2.0%", "4+4"]
+    assert summary.startswith("history: 1 step in ") and "confirm one with amqbench ab" in summary
+    status, out, err = cli(capsys, "steps", "--metric", "query_ns_negative", "--experiment", "fixed",
+                           "--host", "other", "--db", timed_store)
+    assert status == 0 and err == "" and out.startswith("history: 0 steps in ") and "ab" not in out
+    status, out, _ = cli(capsys, "steps", "--filter", "cuckoo8", "--host", "vm", "--db", timed_store)
+    assert status == 0 and "history: 1 step in 1 timing series" in out
+
+
+@pytest.mark.parametrize("argv, says", [
+    (("--metric", "bits_per_key"), "'bits_per_key' is not a timing field"),
+    (("--metric", "query_ns_negativ"), "timing fields like it: query_ns_negative"),
+    (("--host", "nowhere"), "no run of host 'nowhere' (hosts: other, vm)"),
+    (("--metric", "insert_ns"), "no recorded timing for --metric insert_ns"),
+    (("--experiment", "churn"), "no recorded timing for --experiment churn"),
+])
+def test_steps_refuses_bad_input_in_one_line(timed_store, capsys, argv, says):
+    status, out, err = cli(capsys, "steps", *argv, "--db", timed_store)
+    assert status == 2 and out == "" and err.count("\n") == 1 and says in err, err
+
+
+def test_steps_on_no_store_or_an_empty_one_is_exit_2(tmp_path, capsys, store):
+    status, _, err = cli(capsys, "steps", "--db", tmp_path / "missing.sqlite")
+    assert status == 2 and "no history store here" in err
+    status, _, err = cli(capsys, "steps", "--db", store)  # the baseline's runs keep no timings
+    assert status == 2 and err.count("\n") == 1 and "no recorded timing" in err
+
+
+def test_plot_marks_the_step_on_its_hosts_chart(timed_store, tmp_path, capsys):
+    charts = tmp_path / "charts"
+    status, out, err = cli(capsys, "plot", "--metric", "query_ns_negative", "--filter", "cuckoo8",
+                           "--filter", "xor8", "--db", timed_store, "--out", charts)
+    assert status == 0, err
+    lines = sorted(out.splitlines())
+    assert lines[0].endswith("history_query_ns_negative_other.png: 2 lines over 2 runs")
+    assert lines[1].endswith("history_query_ns_negative_vm.png: 2 lines over 8 runs;"
+                             " steps marked: cuckoo8 n=20000 at run 5 (1.50x)")
+    assert (charts / "history_query_ns_negative_vm.png").read_bytes().startswith(PNG_SIGNATURE)
+    with sqlite3.connect(timed_store) as connection:
+        (vm,) = [c for c in history.chart_data(connection, "query_ns_negative", "fixed", filters=["cuckoo8"],
+                                               with_spread=True) if c.host == "vm"]
+    assert vm.spreads["cuckoo8 n=20000"] == [pytest.approx(math.log(1.02 / 0.98) / 2)] * 8
+    ((label, step),) = vm.steps()
+    assert label == "cuckoo8 n=20000" and vm.runs[step.run]["git_commit"][0] == "e"
+    # A deterministic metric's chart is not searched for steps.
+    status, out, err = cli(capsys, "plot", "--metric", "bits_per_key", "--filter", "cuckoo8", "--db", timed_store,
+                           "--out", charts)
+    assert status == 0 and "steps marked" not in out, err
