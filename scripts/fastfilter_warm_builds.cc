@@ -73,7 +73,7 @@ template <class Ours>
 double TimeOurs(const std::vector<std::uint64_t>& keys) {
   const auto start = Clock::now();
   Ours filter = Ours::build(
-      keys, amq::MicroFilterParams(keys.size(), Ours::kFamily, amq::MicroTargetFprOf<Ours>()));
+      keys, amq::MicroFilterParams(keys.size(), amq::MicroSizingOf<Ours>()));
   const double t = NanosPerKey(start, keys.size());
   asm volatile("" : : "r"(&filter) : "memory");
   return t;
@@ -181,7 +181,7 @@ void StaticLookups(const char* ours_name, const char* their_name,
                    const std::vector<std::uint64_t>& members,
                    const std::vector<std::uint64_t>& others, int rounds) {
   const Ours ours = Ours::build(
-      members, amq::MicroFilterParams(members.size(), Ours::kFamily, amq::MicroTargetFprOf<Ours>()));
+      members, amq::MicroFilterParams(members.size(), amq::MicroSizingOf<Ours>()));
   Theirs theirs(members.size());
   theirs.AddAll(members, 0, members.size());
   Lookups(ours_name, their_name, ours, theirs, members, others, rounds);

@@ -83,7 +83,7 @@ InstructionOutcome CountInstructions(const InstructionRun& run) {
   const auto members = UniformKeys(run.seed, KeyStream::kMembers, run.keys);
   const auto absent = UniformKeys(run.seed, KeyStream::kNonMembers, run.queries);
   const std::span<const std::uint64_t> present(members.data(), std::min(run.queries, members.size()));
-  FilterParams params = MicroFilterParams(run.keys, F::kFamily, MicroTargetFprOf<F>());
+  FilterParams params = MicroFilterParams(run.keys, MicroSizingOf<F>());
   params.seed = run.seed;
   InstructionOutcome out;
   std::vector<std::size_t> failed;

@@ -124,21 +124,27 @@ inline std::string MicroKeysText(const std::vector<std::size_t>& counts) {
 // table at most half full (10^6 keys: 2^21 slots, load 0.477). At the 1% target and max load
 // 0.96 the same keys would fill 2^20 slots to 0.954 with r = 7, where runs are long and an
 // insert shifts far more; the quotient_load experiment times them against load.
-// A filter timed beside a FastFilter configuration sized for another FPR than 1% says which
-// (FastFilter's HomogRibbon64_8, BalancedRibbon64Pack_8 and GCS run at 2^-8):
+// A filter timed beside a FastFilter configuration sized otherwise says how, in traits of its
+// own, so the sizing stays one function: another FPR than 1% (FastFilter's HomogRibbon64_8,
+// BalancedRibbon64Pack_8 and GCS run at 2^-8), another load than 0.96 (its Morton filter at 0.95):
 //   static constexpr double kMicroTargetFpr = 1.0 / 256;
+//   static constexpr double kMicroMaxLoad = 0.95;
+struct MicroSizing {
+  std::string_view family = {};  // the filter's kFamily ("quotient": the CQF configuration)
+  double target_fpr = 0.0;       // kMicroTargetFpr; 0: the 1% target
+  double max_load = 0.0;         // kMicroMaxLoad; 0: 0.96
+};
+
 template <class F>
-constexpr double MicroTargetFprOf() {
-  if constexpr (requires { F::kMicroTargetFpr; }) {
-    return F::kMicroTargetFpr;
-  } else {
-    return 0.0;
-  }
+constexpr MicroSizing MicroSizingOf() {
+  MicroSizing sizing;
+  sizing.family = F::kFamily;
+  if constexpr (requires { F::kMicroTargetFpr; }) sizing.target_fpr = F::kMicroTargetFpr;
+  if constexpr (requires { F::kMicroMaxLoad; }) sizing.max_load = F::kMicroMaxLoad;
+  return sizing;
 }
 
-// micro_target_fpr: the filter's MicroTargetFprOf (0: the 1% target).
-inline FilterParams MicroFilterParams(std::size_t n, std::string_view family = {},
-                                      double micro_target_fpr = 0.0) {
+inline FilterParams MicroFilterParams(std::size_t n, const MicroSizing& sizing = {}) {
   FilterParams p;
   p.capacity = n;
   p.target_fpr = 0.01;
@@ -146,13 +152,12 @@ inline FilterParams MicroFilterParams(std::size_t n, std::string_view family = {
   // table half empty; 0.96 keeps 2^18 buckets, load 0.954, close to FastFilter's 0.94. (At a
   // power of two n no load limit below 1 avoids the doubling: there the tables are half full.)
   p.max_load = 0.96;
-  if (family == "quotient") {
+  if (sizing.family == "quotient") {
     p.target_fpr = 1.0 / 256;
     p.max_load = 0.5;
   }
-  // The Morton filter runs at FastFilter's Morton load, 0.95 (11.72 bits/key at 10^6 keys).
-  if (family == "morton") p.max_load = 0.95;
-  if (micro_target_fpr > 0) p.target_fpr = micro_target_fpr;
+  if (sizing.target_fpr > 0) p.target_fpr = sizing.target_fpr;
+  if (sizing.max_load > 0) p.max_load = sizing.max_load;
   p.seed = 1;
   return p;
 }

@@ -31,7 +31,7 @@ FilterEntry EntryFor() {
   return {F::kName,          F::kFamily,       F::kParameters, DynamicFilter<F>,
           ErasableFilter<F>, IsFixedWidth<F>(), LibraryOf<F>(), StatsOf<F>(),
           &RunCell<F>,       AdaptiveOf<F>(),  &BuildOnce<F>, &MeasureBuildBytes<F>,
-          MicroTargetFprOf<F>(), &CountInstructions<F>};
+          MicroSizingOf<F>(), &CountInstructions<F>};
 }
 
 template <class... Fs>

@@ -33,8 +33,8 @@ struct FilterEntry {
   // Peak bytes one build at these params and this many keys adds, measured in a forked child
   // (harness/cell/memory_estimate.h); nullopt when it could not be measured.
   std::optional<std::uint64_t> (*measure_build_bytes)(const FilterParams&, std::size_t keys) = nullptr;
-  // The FPR the micro-benchmarks size it for, where not 1% (harness/cell/micro_size.h).
-  double micro_target_fpr = 0.0;
+  // How the micro-benchmarks size it (harness/cell/micro_size.h).
+  MicroSizing micro = {};
   // The micro-benchmarks' kernels once each, counted under callgrind (harness/cell/instruction_count.h).
   InstructionOutcome (*count_instructions)(const InstructionRun&) = nullptr;
 };

@@ -84,8 +84,7 @@ class MicroPlan : public ExperimentPlan {
       if (!filter) continue;
       const auto bytes = ExtrapolatedBuildBytes(n, [&](std::uint64_t divisor) {
         const FilterParams scaled =
-            MicroFilterParams(static_cast<std::size_t>((n + divisor - 1) / divisor),
-                              filter->family, filter->micro_target_fpr);
+            MicroFilterParams(static_cast<std::size_t>((n + divisor - 1) / divisor), filter->micro);
         return MeasureBuildBytesOnce(filter->name, filter->measure_build_bytes, scaled,
                                      scaled.capacity);
       });

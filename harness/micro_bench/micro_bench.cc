@@ -68,7 +68,7 @@ template <Filter F>
 void BM_Build(benchmark::State& state) {
   const std::size_t n = static_cast<std::size_t>(state.range(0));
   const auto keys = Members(n);
-  const FilterParams params = MicroFilterParams(n, F::kFamily, MicroTargetFprOf<F>());
+  const FilterParams params = MicroFilterParams(n, MicroSizingOf<F>());
   if constexpr (StaticFilter<F>) {
     {
       const F warm = F::build(keys, params);
@@ -128,7 +128,7 @@ const Built<F>& BuiltFor(std::size_t n, bool& holds_every_key) {
   if (slot.type != &tag || slot.n != n) {
     slot.built.reset();  // free the previous filter before building the next
     auto built = std::make_shared<const Built<F>>(
-        Build<F>(Members(n), MicroFilterParams(n, F::kFamily, MicroTargetFprOf<F>())));
+        Build<F>(Members(n), MicroFilterParams(n, MicroSizingOf<F>())));
     slot.holds_every_key = CountContained(built->filter, Members(n)) == n;
     slot.built = std::move(built);
     slot.type = &tag;
@@ -179,7 +179,7 @@ template <Filter F>
 void BM_BuildCold(benchmark::State& state) {
   const std::size_t n = static_cast<std::size_t>(state.range(0));
   const auto keys = Members(n);
-  const FilterParams params = MicroFilterParams(n, F::kFamily, MicroTargetFprOf<F>());
+  const FilterParams params = MicroFilterParams(n, MicroSizingOf<F>());
   long faults = 0;
   for (auto _ : state) {
     state.PauseTiming();

@@ -47,15 +47,28 @@ TEST(MicroSizing, FiltersPairedWithARateEightReferenceAreSizedAtTwoToTheMinusEig
   for (const char* name : {"homog_ribbon64", "bumped_ribbon", "gcs"}) {
     const FilterEntry* f = FindFilter(name);
     ASSERT_NE(f, nullptr) << name;
-    EXPECT_EQ(f->micro_target_fpr, 1.0 / 256) << name;
-    EXPECT_EQ(MicroFilterParams(1000, f->family, f->micro_target_fpr).target_fpr, 1.0 / 256) << name;
+    EXPECT_EQ(f->micro.target_fpr, 1.0 / 256) << name;
+    EXPECT_EQ(MicroFilterParams(1000, f->micro).target_fpr, 1.0 / 256) << name;
   }
   for (const char* name : {"ribbon64", "ribbon", "bloom", "xor8"}) {
     const FilterEntry* f = FindFilter(name);
     ASSERT_NE(f, nullptr) << name;
-    EXPECT_EQ(f->micro_target_fpr, 0.0) << name;
-    EXPECT_EQ(MicroFilterParams(1000, f->family, f->micro_target_fpr).target_fpr, 0.01) << name;
+    EXPECT_EQ(f->micro.target_fpr, 0.0) << name;
+    EXPECT_EQ(MicroFilterParams(1000, f->micro).target_fpr, 0.01) << name;
   }
+}
+
+// Loads: the Morton filter at FastFilter's Morton load, the quotient family at its CQF's half
+// table, the others at 0.96.
+TEST(MicroSizing, MortonAndTheQuotientFamilyDeclareTheirLoads) {
+  const auto max_load = [](const char* name) {
+    const FilterEntry* f = FindFilter(name);
+    return f ? MicroFilterParams(1000, f->micro).max_load : -1.0;
+  };
+  EXPECT_EQ(max_load("morton"), 0.95);
+  EXPECT_EQ(max_load("rsqf"), 0.5);
+  EXPECT_EQ(max_load("cuckoo12"), 0.96);
+  EXPECT_EQ(max_load("vqf8"), 0.96);
 }
 
 TEST(MicroKeys, OneNOrAListOfWholeNumbersEachOnce) {
