@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "commands/binary_test_support.h"
+#include "core/sanitizers.h"
 #include "traces/pcap_writer.h"
 
 namespace {
@@ -179,15 +180,6 @@ TEST_F(Driver, BadInputExitsTwoWithOneLineAndNoFile) {
   }
 }
 
-// gcc says __SANITIZE_ADDRESS__, clang __has_feature(address_sanitizer).
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kUnderAddressSanitizer = true;
-#elif defined(__has_feature)
-constexpr bool kUnderAddressSanitizer = __has_feature(address_sanitizer);
-#else
-constexpr bool kUnderAddressSanitizer = false;
-#endif
-
 // Every cell records its estimated and its measured peak memory. Run alone in a fresh process,
 // the cell's peak resident set is the keys, the queries, the filter and its build's scratch
 // (plus the binary): the estimate lands within a factor of two of it. 1.5 million keys: above
@@ -208,7 +200,7 @@ TEST_F(Driver, EveryCellRecordsItsEstimatedAndMeasuredMemory) {
     const double size = r["size_bytes"];
     EXPECT_GE(estimate, size + 16.0 * 1500000) << filter << ": less than the filter and its keys";
     EXPECT_LE(estimate, 2 * peak) << filter;
-    if (!kUnderAddressSanitizer) {
+    if (!amq::kBuiltWithAddressSanitizer) {
       EXPECT_GE(estimate, peak / 2) << filter;
     }
   }

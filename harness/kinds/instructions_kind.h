@@ -18,25 +18,12 @@
 #include <string>
 #include <vector>
 
+#include "core/sanitizers.h"  // kBuiltWithAddressSanitizer: valgrind cannot run such a build
 #include "harness/cell/registry.h"
 #include "harness/run/kind.h"
 #include "harness/run/runner.h"
 
 namespace amq {
-
-// Whether this binary was built with AddressSanitizer, which valgrind cannot run (scripts/sanitize.sh's
-// build): the kind then skips, saying so.
-#if defined(__SANITIZE_ADDRESS__)
-inline constexpr bool kBuiltWithAddressSanitizer = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-inline constexpr bool kBuiltWithAddressSanitizer = true;
-#else
-inline constexpr bool kBuiltWithAddressSanitizer = false;
-#endif
-#else
-inline constexpr bool kBuiltWithAddressSanitizer = false;
-#endif
 
 // The simulated caches (callgrind's --I1, --D1, --LL: bytes, ways, line bytes): a 32 KiB L1
 // and a 1 MiB last level, the sizes at which the CI suite's filters at n = 20,000 (tens of KiB)
