@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets of fuzz/ with clang into build-fuzz/ and runs each in turn for
-# SECONDS (default 60) on one job, from a seed corpus gathered out of the repository's own
+# Builds the libFuzzer targets of fuzz/ with clang into build-fuzz/ and runs each for SECONDS
+# (default 60) on one job, one target per core at a time, from a seed corpus gathered out of the repository's own
 # fixtures (and trace seeds written by fuzz/make_seeds) into build-fuzz/corpus/<target>/, which
 # keeps growing from one run to the next. Prints each target's executions, execs/s, coverage
 # and corpus size; exits 1 if any target found something (crash, sanitizer report, uncaught
@@ -8,9 +8,11 @@
 #   scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]
 #   scripts/fuzz.sh 10                       what CI runs (.ci/run): the clang build from scratch
 #                                            (135 s on 2 idle cores, unity batches), then
-#                                            6 x 10 s
+#                                            6 x 10 s, two at a time
 #   scripts/fuzz.sh 600 suite_fuzz           one target for ten minutes
 #   AMQ_FUZZ_RUNS=1000000 scripts/fuzz.sh    each target for 10^6 executions instead of a time
+# Built without debug information, as scripts/sanitize.sh and for its reason (line tables are
+# a fifth of an ASan compile); AMQ_FUZZ_LINES=1 adds -gline-tables-only, for a finding's lines.
 # Installs nothing: ./run_tests.sh installs clang with the other packages. Runs are seeded
 # (-seed=1): from the same corpus, an AMQ_FUZZ_RUNS run is reproducible.
 set -euo pipefail
@@ -30,11 +32,16 @@ for t in "${targets[@]}"; do
   [[ " ${all_targets[*]} " == *" $t "* ]] || { echo "fuzz.sh: no target '$t' (${all_targets[*]})" >&2; exit 2; }
 done
 
+case "${AMQ_FUZZ_LINES:-0}" in
+  0) opt="-O1" ;;
+  1) opt="-O1 -gline-tables-only" ;;
+  *) echo "fuzz.sh: AMQ_FUZZ_LINES must be 0 or 1, not '${AMQ_FUZZ_LINES}'" >&2; exit 2 ;;
+esac
 started=$SECONDS
 generator=()  # Ninja for a new build directory, as scripts/build.sh
 if [[ ! -f "$build/CMakeCache.txt" ]] && command -v ninja >/dev/null; then generator=(-G Ninja); fi
 cmake -S "$root" -B "$build" "${generator[@]}" -DAMQ_FUZZ=ON -DCMAKE_CXX_COMPILER="${AMQ_FUZZ_CXX:-clang++-14}" \
-  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" >/dev/null
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$opt" >/dev/null
 cmake --build "$build" -j "$(nproc)" --target make_seeds "${targets[@]}" >/dev/null
 echo "fuzz.sh: built ${targets[*]} in $((SECONDS - started)) s"
 
@@ -84,39 +91,53 @@ dictionary() {
   esac
 }
 
-export ASAN_OPTIONS="abort_on_error=1:detect_stack_use_after_return=1"
-export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
-mkdir -p "$build/logs" "$build/findings"
-failed=()
-printf '%-18s %12s %8s %9s %7s %7s %s\n' target executions seconds "execs/s" cov corpus result
-for t in "${targets[@]}"; do
+# One target per core at a time: each libFuzzer process is one job on one core, so on 2 cores
+# CI's 6 x 10 s take 30 s, not 60. Each target's row is printed when its round ends, in order.
+run_target() {
+  local t="$1" log="$build/logs/$1.log" dict t0=$SECONDS status=0
+  rm -f "$build/logs/$t.status"
   seed_corpus "$t"
-  log="$build/logs/$t.log"
-  # -reload=0: one job, so no other process adds to the corpus while it runs.
-  flags=(-timeout=10 -rss_limit_mb=2048 -seed=1 -reload=0 -print_final_stats=1
-         -artifact_prefix="$build/findings/$t-")
+  # -reload=0: one job per corpus, so no other process adds to it while it runs.
+  local flags=(-timeout=10 -rss_limit_mb=2048 -seed=1 -reload=0 -print_final_stats=1
+               -artifact_prefix="$build/findings/$t-")
   if [[ -n "${AMQ_FUZZ_RUNS:-}" ]]; then flags+=(-runs="$AMQ_FUZZ_RUNS"); else flags+=(-max_total_time="$seconds"); fi
   dict="$(dictionary "$t")"
   [[ -n "$dict" ]] && flags+=(-dict="$dict")
-  t0=$SECONDS
-  status=0
   (cd "$build" && "$build/fuzz/$t" "${flags[@]}" "$build/corpus/$t") >"$log" 2>&1 || status=$?
+  echo "$status $((SECONDS - t0))" >"$build/logs/$t.status"
+}
+report_target() {
+  local t="$1" log="$build/logs/$1.log" status elapsed execs rate cov corpus result=ok
+  status=1 elapsed="?"  # no status file: the run stopped before the target did (seeding failed)
+  [[ -f "$build/logs/$t.status" ]] && read -r status elapsed <"$build/logs/$t.status"
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
   rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -n 1)
   cov=$(grep -o 'cov: [0-9]*' "$log" | tail -n 1 | cut -d' ' -f2)
   corpus=$(find "$build/corpus/$t" -type f | wc -l)
-  result=ok
   if [[ $status -ne 0 ]]; then
     result="FOUND (exit $status)"
     failed+=("$t")
   fi
-  printf '%-18s %12s %8s %9s %7s %7s %s\n' "$t" "${execs:-?}" "$((SECONDS - t0))" "${rate:-?}" \
+  printf '%-18s %12s %8s %9s %7s %7s %s\n' "$t" "${execs:-?}" "$elapsed" "${rate:-?}" \
     "${cov:-?}" "$corpus" "$result"
   if [[ $status -ne 0 ]]; then
     # The report, and the input that caused it (libFuzzer: "Test unit written to PATH").
     grep -E -A40 '^==[0-9]+==|runtime error|terminate called|fuzz finding|ERROR: libFuzzer' "$log" | head -n 60 >&2 || true
     grep -h 'Test unit written to' "$log" >&2 || echo "  (no input saved; the whole log: $log)" >&2
   fi
+}
+
+export ASAN_OPTIONS="abort_on_error=1:detect_stack_use_after_return=1"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+mkdir -p "$build/logs" "$build/findings"
+failed=()
+printf '%-18s %12s %8s %9s %7s %7s %s\n' target executions seconds "execs/s" cov corpus result
+per_round="$(nproc)"
+for ((i = 0; i < ${#targets[@]}; i += per_round)); do
+  round=("${targets[@]:i:per_round}")
+  for t in "${round[@]}"; do run_target "$t" & done
+  wait
+  for t in "${round[@]}"; do report_target "$t"; done
 done
 echo "fuzz.sh: ${#targets[@]} targets in $((SECONDS - started)) s (build included); logs in $build/logs/"
 if [[ ${#failed[@]} -gt 0 ]]; then

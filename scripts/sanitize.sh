@@ -2,18 +2,27 @@
 # CI's second half: the whole ctest suite again, built with AddressSanitizer and
 # UndefinedBehaviorSanitizer into build-sanitize/ (-O1, frame pointers, every UB report fatal).
 # Built with clang++-14 and Ninja: the same tests built by g++ with full debug info took
-# 12.5 min to compile on 2 cores, and one heavy file (harness/cell/registry.cc) compiles in 30 s
-# with clang -gline-tables-only against 66 s with g++ -g (line tables are all a sanitizer
-# report needs). The micro-benchmark tests are left out: they time nothing here, and the
-# Release build's ctest run has already run every benchmark once.
-#   scripts/sanitize.sh            build and test
+# 12.5 min to compile on 2 cores. No debug information by default: line tables cost a fifth of
+# the compile time under ASan (one filters_tests unity batch: 83 s with -gline-tables-only,
+# 65 s without, one after the other), which CI pays on every run. A report still names the
+# functions of its stack (from the symbol table; inlined ones fold into their callers) and UBSan its file and line (compiled into each
+# check); for ASan's file:line, rebuild with AMQ_SANITIZE_LINES=1. The micro-benchmark tests
+# are left out: they time nothing here, and the Release build's ctest run has already run every
+# benchmark once.
+#   scripts/sanitize.sh                       build and test
+#   AMQ_SANITIZE_LINES=1 scripts/sanitize.sh  the same with line tables (-gline-tables-only)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="$root/build-sanitize"
 source "$root/scripts/stages.sh"
 flags="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
+case "${AMQ_SANITIZE_LINES:-0}" in
+  0) opt="-O1" ;;
+  1) opt="-O1 -gline-tables-only" ;;
+  *) echo "sanitize.sh: AMQ_SANITIZE_LINES must be 0 or 1, not '${AMQ_SANITIZE_LINES}'" >&2; exit 2 ;;
+esac
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_CXX_COMPILER="${AMQ_SANITIZE_CXX:-clang++-14}" \
-  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" \
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$opt" \
   -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" \
   -DAMQ_TEST_SHARDS=4 >/dev/null
 # Every test binary and the amqbench they drive; not amqbench_micro (its tests are left out).
