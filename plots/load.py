@@ -39,8 +39,9 @@ CONTEXT_COLUMNS = ("host_name", "cpu_model", "git_commit", "march_native", "buil
 # "machine": amqbench machine's points (the host measured, no filter; their own schema part).
 DATA_RECORDS = ("cell", "trial", "window", "step", "machine")
 
-# Google Benchmark files of a benchmark family name their benchmarks "<suite>/<filter>/<operation>".
-BENCHMARK_SUITES = ("quotient_family", "static")
+# Google Benchmark files of a benchmark family name their benchmarks "<suite>/<filter>/<operation>";
+# "overhead" is the library's own cost (harness/micro_bench/overhead_bench.cc), no filter's.
+BENCHMARK_SUITES = ("quotient_family", "static", "overhead")
 # Suites whose benchmarks take n (harness/cell/micro_size.h); the quotient family's axis is load.
 SIZED_SUITES = ("filters", "static")
 DEFAULT_MICRO_N = 1_000_000  # amqbench_micro's n without --keys

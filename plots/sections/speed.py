@@ -155,6 +155,78 @@ def static_builds(results: ResultSet, portable: pd.DataFrame | None, native: pd.
     ]
 
 
+# Google Benchmark's own cost per iteration (harness/micro_bench/overhead_bench.cc), and what
+# counts as negligible beside one iteration of a benchmark: a hundredth, well inside the 2x these
+# VMs move timings by between runs.
+OVERHEAD_SUITE = "overhead"
+NEGLIGIBLE_SHARE = 0.01
+UNIT_NS = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
+# A build or insert benchmark pauses and resumes the timers once or twice per iteration (twice:
+# a cold static build, a quotient insert band); the others run a plain loop.
+PAUSED_OPERATIONS = ("insert", "build")
+
+
+def iteration_ns(frame: pd.DataFrame) -> pd.Series:
+    """Google Benchmark's time of one iteration (real_time in its time_unit), in ns."""
+    return frame["real_time"].astype(float) * frame["time_unit"].map(UNIT_NS).astype(float)
+
+
+def library_overhead(results: ResultSet, touched_id: str | None, overhead_id: str | None = None) -> list[str]:
+    """What Google Benchmark adds to each benchmark of `touched_id`: its cost per iteration, measured
+    in `overhead_id` (default the same file), as Debian builds the library (checks on, "DEBUG").
+    The whole cost bounds what the debug build adds; each benchmark's share is the slowest
+    measured overhead over its fastest iteration, so "at most" holds for every repetition."""
+    overhead_id = overhead_id or touched_id
+    measured = results.frame(overhead_id) if overhead_id else None
+    touched = results.frame(touched_id) if touched_id else None
+    if measured is None or touched is None or "suite" not in measured or "real_time" not in measured:
+        return []
+    own = measured[(measured["suite"] == OVERHEAD_SUITE) & (measured["aggregate"] == "iteration")]
+    costs = {op: iteration_ns(own[own["operation"] == op]) for op in ("empty_iteration", "pause_resume")}
+    if any(c.dropna().empty for c in costs.values()):
+        return []
+    runs = touched[(touched["suite"] != OVERHEAD_SUITE) & (touched["aggregate"] == "iteration")].copy()
+    runs = runs.dropna(subset=["real_time"])
+    if runs.empty:
+        return []
+    runs["iteration_ns"] = iteration_ns(runs)
+    fastest = runs.groupby(["suite", "filter", "operation", "n"], dropna=False)["iteration_ns"].min()
+    paused = fastest.index.get_level_values("operation").str.contains("|".join(PAUSED_OPERATIONS))
+    cost = pd.Series(costs["empty_iteration"].max(), index=fastest.index)
+    cost[paused] = 2 * costs["pause_resume"].max()
+    share = cost / fastest
+
+    def name(key) -> str:
+        suite, filt, operation, n = key
+        text = f"{'' if suite == 'filters' else suite + '/'}{filt}/{operation}"
+        return text + (f" at n = {int(n):,}" if not pd.isna(n) else "")
+
+    def worst(mask) -> str:
+        part = share[mask]
+        if part.empty:
+            return "none"
+        key = part.idxmax()
+        return f"at most {part.max():.3%} ({name(key)}, {fastest[key]:,.0f} ns an iteration)"
+
+    over = share[share > NEGLIGIBLE_SHARE].sort_values(ascending=False)
+    verdict = (f"negligible: under {NEGLIGIBLE_SHARE:.0%} of every iteration" if over.empty else
+               f"**not negligible** for {len(over)} benchmark{'s' if len(over) != 1 else ''} (over"
+               f" {NEGLIGIBLE_SHARE:.0%}): " + ", ".join(f"{name(k)} {v:.1%}" for k, v in over.head(5).items())
+               + (", ..." if len(over) > 5 else ""))
+    empty, pause = costs["empty_iteration"], costs["pause_resume"]
+    where = "" if overhead_id == touched_id else f" (measured in `{overhead_id}`)"
+    return [
+        f"Google Benchmark's own cost per iteration{where}, Debian's library built with its checks on"
+        f" (it reports itself as DEBUG): an empty iteration {spread(empty.median(), empty.min(), empty.max(), 2)}"
+        f" ns, a pause and resume of its timers {spread(pause.median(), pause.min(), pause.max())} ns"
+        " (median [min–max] over the repetitions). That whole cost bounds what the debug build adds."
+        f" Beside one iteration of each of {len(share)} benchmarks in `{touched_id}` (its fastest"
+        " repetition; a query or merge pass pays one empty iteration, a build or insert two pauses"
+        f" and resumes at most): plain loops {worst(~paused)}; builds and inserts {worst(paused)}"
+        f" → {verdict}.",
+    ]
+
+
 def render(results: ResultSet) -> str | None:
     portable_id, native_id = of_build(results, "portable"), of_build(results, "native")
     portable, native = summarize(results, portable_id, "filters"), summarize(results, native_id, "filters")
@@ -199,6 +271,10 @@ def render(results: ResultSet) -> str | None:
         *static_builds(results, summarize(results, portable_id, "static"), native_static, portable_id),
         *[f"- {line}" for line in fuse_arity_lookups(results, portable, portable_id)],
     ]
+    for experiment_id in (portable_id, native_id):
+        overhead = library_overhead(results, experiment_id)
+        if overhead:
+            parts += ["", *overhead]
     drawn = next((d for e in (portable_id, native_id) if e and (d := results.figures(e))), "")
     if drawn:
         parts += ["", drawn]

@@ -17,6 +17,7 @@ from report_format import table
 from result_set import ResultSet
 from sections import common
 from sections import machine
+from sections import speed
 
 SECTION = "speed_vs_n"
 OPERATIONS = {"insert": "insert", "build": "build", "query_present": "query, present",
@@ -192,6 +193,12 @@ def render(results: ResultSet) -> str | None:
         else:
             parts += ["", "No fraction of the random-line ceiling: it needs the suite's machine experiment and the"
                       " locality experiment's traced lines in the same results."]
+        # The library's cost per iteration matters most at the smallest n: from this run when it
+        # measured it, else from the portable build's one-n run.
+        overhead = (speed.library_overhead(results, experiment.id)
+                    or speed.library_overhead(results, experiment.id, speed.of_build(results, "portable")))
+        if overhead:
+            parts += ["", *overhead]
         drawn = results.figure(f"{experiment.id}_speed_vs_n", f"{experiment.title}: ns per key against n",
                                lambda out: charts.speed_vs_n(result.frame, out, experiment.title, caches))
         if drawn:
