@@ -190,28 +190,30 @@ def library_overhead(results: ResultSet, touched_id: str | None, overhead_id: st
     if runs.empty:
         return []
     runs["iteration_ns"] = iteration_ns(runs)
-    fastest = runs.groupby(["suite", "filter", "operation", "n"], dropna=False)["iteration_ns"].min()
-    paused = fastest.index.get_level_values("operation").str.contains("|".join(PAUSED_OPERATIONS))
-    cost = pd.Series(costs["empty_iteration"].max(), index=fastest.index)
-    cost[paused] = 2 * costs["pause_resume"].max()
-    share = cost / fastest
+    # One row per benchmark (a flat frame: the quotient family's rows have no n, and NaN is no
+    # usable index key).
+    fastest = (runs.groupby(["suite", "filter", "operation", "n"], dropna=False)["iteration_ns"]
+               .min().reset_index())
+    paused = fastest["operation"].str.contains("|".join(PAUSED_OPERATIONS)).to_numpy()
+    cost = [2 * costs["pause_resume"].max() if p else costs["empty_iteration"].max() for p in paused]
+    fastest["share"] = cost / fastest["iteration_ns"]
 
-    def name(key) -> str:
-        suite, filt, operation, n = key
-        text = f"{'' if suite == 'filters' else suite + '/'}{filt}/{operation}"
-        return text + (f" at n = {int(n):,}" if not pd.isna(n) else "")
+    def name(row) -> str:
+        text = f"{'' if row['suite'] == 'filters' else row['suite'] + '/'}{row['filter']}/{row['operation']}"
+        return text + (f" at n = {int(row['n']):,}" if not pd.isna(row["n"]) else "")
 
     def worst(mask) -> str:
-        part = share[mask]
+        part = fastest[mask]
         if part.empty:
             return "none"
-        key = part.idxmax()
-        return f"at most {part.max():.3%} ({name(key)}, {fastest[key]:,.0f} ns an iteration)"
+        row = part.loc[part["share"].idxmax()]
+        return f"at most {row['share']:.3%} ({name(row)}, {row['iteration_ns']:,.0f} ns an iteration)"
 
-    over = share[share > NEGLIGIBLE_SHARE].sort_values(ascending=False)
+    share = fastest["share"]
+    over = fastest[share > NEGLIGIBLE_SHARE].sort_values("share", ascending=False)
     verdict = (f"negligible: under {NEGLIGIBLE_SHARE:.0%} of every iteration" if over.empty else
                f"**not negligible** for {len(over)} benchmark{'s' if len(over) != 1 else ''} (over"
-               f" {NEGLIGIBLE_SHARE:.0%}): " + ", ".join(f"{name(k)} {v:.1%}" for k, v in over.head(5).items())
+               f" {NEGLIGIBLE_SHARE:.0%}): " + ", ".join(f"{name(r)} {r['share']:.1%}" for _, r in over.head(5).iterrows())
                + (", ..." if len(over) > 5 else ""))
     empty, pause = costs["empty_iteration"], costs["pause_resume"]
     where = "" if overhead_id == touched_id else f" (measured in `{overhead_id}`)"
