@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets of fuzz/ with clang into build-fuzz/ and runs each for SECONDS
-# (default 60) on one job, one target per core at a time, from a seed corpus gathered out of the repository's own
-# fixtures (and trace seeds written by fuzz/make_seeds) into build-fuzz/corpus/<target>/, which
-# keeps growing from one run to the next. Prints each target's executions, execs/s, coverage
+# (default 60) on one job, one target per core at a time, from a seed corpus gathered out of the
+# repository's own fixtures (and trace seeds written by fuzz/make_seeds) into
+# build-fuzz/corpus/<target>/, which keeps growing from one run to the next. Prints each target's executions, execs/s, coverage
 # and corpus size; exits 1 if any target found something (crash, sanitizer report, uncaught
 # exception, broken promise, hang over 10 s, more than 2 GiB), with its input's path printed.
 #   scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]
 #   scripts/fuzz.sh 10                       what CI runs (.ci/run): the clang build from scratch
-#                                            (135 s on 2 idle cores, unity batches), then
-#                                            6 x 10 s, two at a time
+#                                            (126 s in CI's run at 54dfc1c, unity batches),
+#                                            then 6 x 10 s, two at a time (36 s)
 #   scripts/fuzz.sh 600 suite_fuzz           one target for ten minutes
 #   AMQ_FUZZ_RUNS=1000000 scripts/fuzz.sh    each target for 10^6 executions instead of a time
 # Built without debug information, as scripts/sanitize.sh and for its reason (line tables are
@@ -92,7 +92,7 @@ dictionary() {
 }
 
 # One target per core at a time: each libFuzzer process is one job on one core, so on 2 cores
-# CI's 6 x 10 s take 30 s, not 60. Each target's row is printed when its round ends, in order.
+# CI's 6 x 10 s take 36 s, not 70. Each target's row is printed when its round ends, in order.
 run_target() {
   local t="$1" log="$build/logs/$1.log" dict t0=$SECONDS status=0
   rm -f "$build/logs/$t.status"
