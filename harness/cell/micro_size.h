@@ -108,14 +108,6 @@ inline bool RegisterAfterKeysFlag(void (*registration)()) {
   return true;
 }
 
-// Whether the command line sets --benchmark_min_time (main() reads it before the registrations
-// above run): a benchmark with a minimum time of its own keeps it only when it does not, so a
-// brief run of every benchmark is brief.
-inline bool& MinTimeOnCommandLine() {
-  static bool given = false;
-  return given;
-}
-
 // The list as --keys takes it, for the run's context and the micro kind's command line.
 inline std::string MicroKeysText(const std::vector<std::size_t>& counts) {
   std::string text;

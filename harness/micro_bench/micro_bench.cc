@@ -28,7 +28,6 @@
 #include <sys/resource.h>
 
 #include <cstdio>
-#include <cstring>
 #include <memory>
 #include <span>
 #include <string>
@@ -267,9 +266,6 @@ int main(int argc, char** argv) {
                  "amqbench_micro: --keys=N or --keys=N1,N2,... takes whole numbers in [1000, 10^9],"
                  " each once\n");
     return 2;
-  }
-  for (int i = 1; i < argc; ++i) {
-    if (std::strncmp(argv[i], "--benchmark_min_time", 20) == 0) amq::MinTimeOnCommandLine() = true;
   }
   amq::RegisterAll(amq::AllFilters{});
   for (void (*registration)() : amq::KeysFlagRegistrations()) registration();
