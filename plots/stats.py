@@ -195,6 +195,17 @@ def mean_interval(values, confidence: float = 0.95) -> tuple[float, float, float
     return (mean, low, high)
 
 
+def hoeffding_interval(mean: float, smallest: float, largest: float, n: int,
+                       confidence: float = 0.95) -> tuple[float, float]:
+    """An interval for the mean of n independent values that all lie in [smallest, largest], from
+    Hoeffding's inequality: it assumes nothing of their distribution (the lines one lookup
+    touches are a few small integers with a long tail), so it is wider than a normal interval."""
+    if n <= 0 or is_missing(mean):
+        return (math.nan, math.nan)
+    half = (largest - smallest) * math.sqrt(math.log(2 / (1 - confidence)) / (2 * n))
+    return (mean - half, mean + half)
+
+
 def paired_difference(a, b, confidence: float = 0.95) -> tuple[float, float, float, int]:
     """Paired differences a_i − b_i (two filters on the same streams, trial by trial): their mean,
     its Student-t interval and how many pairs. A pair with either side missing is dropped."""

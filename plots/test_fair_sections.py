@@ -107,7 +107,7 @@ def test_cqf_against_count_min_verdict_follows_the_errors():
 def locality_row(name, member, probes=None, fpr=None):
     return {"filter": name, "load_factor": 0.9, "bits_per_key": 10.0, "cache_lines_member_mean": member,
             "cache_lines_member_max": 3, "cache_lines_absent_mean": 1.0, "cache_lines_absent_max": 2,
-            "cache_lines_member_lookups": 100, "hash_probes": probes, "fpr": fpr}
+            "cache_lines_member_lookups": 2000, "hash_probes": probes, "fpr": fpr}
 
 
 def test_locality_is_judged_against_the_articles_table():

@@ -1,6 +1,7 @@
 """The verdict rules and intervals the report's judgements rest on."""
 
 import math
+import random
 
 import pytest
 
@@ -105,3 +106,18 @@ def test_verdict_slower_needs_the_spreads_apart_for_reproduced():
     assert stats.verdict_slower(4.2, 4.0, 4.0, 4.3) == stats.PARTLY
     assert stats.verdict_slower(3.9, 3.8, 4.0, 4.1) == stats.CONTRADICTED
     assert stats.verdict_slower(float("nan"), 3.8, 4.0, 4.1) == stats.NOT_MEASURED
+
+
+def test_hoeffding_interval_covers_the_mean_of_bounded_values():
+    # 2,000 values in [1, 4]: half-width 3 * sqrt(ln(40) / 4000) = 0.0911.
+    low, high = stats.hoeffding_interval(1.85, 1, 4, 2000)
+    assert (low, high) == pytest.approx((1.85 - 0.0911, 1.85 + 0.0911), abs=1e-4)
+    # It covers the true mean in far more than 95% of samples (it is conservative).
+    rng = random.Random(7)
+    covered = 0
+    for _ in range(400):
+        values = [rng.choice((1, 1, 1, 2, 4)) for _ in range(200)]
+        low, high = stats.hoeffding_interval(sum(values) / len(values), 1, 4, len(values))
+        covered += low <= 1.8 <= high
+    assert covered >= 0.95 * 400
+    assert all(math.isnan(v) for v in stats.hoeffding_interval(1.0, 1, 2, 0))
