@@ -3,6 +3,7 @@
 // the files one unsharded run would have written.
 #include <unistd.h>
 
+#include <algorithm>
 #include <boost/program_options.hpp>
 #include <charconv>
 #include <chrono>
@@ -13,12 +14,15 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <thread>
 
 #include "commands/commands.h"
 #include "commands/option_lists.h"
 #include "core/errors.h"
 #include "harness/kinds/all.h"
+#include "harness/cell/process_memory.h"
 #include "harness/machine/machine_report.h"
+#include "harness/run/child_process.h"
 #include "harness/run/result_file.h"
 #include "harness/run/result_writer.h"
 #include "harness/run/runner.h"
@@ -44,6 +48,7 @@ Json SuiteHeader(const Suite& suite, const Shard& shard) {
           {"file", suite.file},
           {"file_hash", suite.file_hash},
           {"quick", suite.quick},
+          {"full", suite.full},
           {"shard", shard.active() ? Json(std::to_string(shard.index + 1) + "/" + std::to_string(shard.count))
                                    : Json(nullptr)}};
 }
@@ -98,7 +103,7 @@ Json ReadJsonFile(const std::string& path) {
 // Every kind's keys, from the kinds' own declarations (harness/kinds/all.h): what a suite's
 // [[experiment]] of that kind may say, with each key's type, range and meaning.
 std::string KindsHelp() {
-  std::string text = "Experiment kinds and their keys (beside id, kind, title, section, charts and quick):\n";
+  std::string text = "Experiment kinds and their keys (beside id, kind, title, section, charts, timed, quick and full):\n";
   for (const KindSpec* kind : kAllKinds) {
     text += "\n  " + std::string(kind->name) + ": " + std::string(kind->summary) + "\n";
     for (const ParamSpec& p : kind->params) {
@@ -110,12 +115,56 @@ std::string KindsHelp() {
   return text;
 }
 
+Json MergeShardDirs(const std::string& out_dir, const std::vector<std::string>& shards);
+
+// The experiments `--jobs N` runs beside each other: those whose report reads no timing
+// (timed = false), not skipped; on --resume, not one already begun in out_dir, which continues
+// in place as without --jobs. Positions in `chosen`.
+std::vector<std::size_t> ExperimentsBesideEachOther(const Suite& suite, const std::vector<std::size_t>& chosen,
+                                                    const std::string& out_dir, bool resume) {
+  std::vector<std::size_t> picked;
+  for (std::size_t n = 0; n < chosen.size(); ++n) {
+    const SuiteExperiment& e = suite.experiments[chosen[n]];
+    if (e.timed || !e.plan->SkipReason().empty()) continue;
+    if (resume && fs::exists(fs::path(out_dir) / e.output_name())) continue;
+    picked.push_back(n);
+  }
+  return picked;
+}
+
+// N shards at once need N times the largest cell's memory: refused, as one run's is, when
+// the machine has less available (unless --allow-oversubscribe).
+void CheckJobsFitInMemory(const Suite& suite, const std::vector<std::size_t>& chosen,
+                          const std::vector<std::size_t>& picked, int jobs, bool allow) {
+  std::uint64_t largest = 0;
+  std::string which;
+  for (std::size_t n : picked) {
+    ExperimentPlan& plan = *suite.experiments[chosen[n]].plan;
+    for (std::size_t i = 0; i < plan.cells().size(); ++i) {
+      const std::optional<MemoryEstimate> e = plan.EstimateMemory(i);
+      if (e && e->total() > largest) {
+        largest = e->total();
+        which = plan.cells()[i].label;
+      }
+    }
+  }
+  const std::optional<AvailableMemory> available = AvailableMemoryBytes();
+  if (!available || largest * std::uint64_t(jobs) <= available->bytes) return;
+  const std::string what = "--jobs " + std::to_string(jobs) + " may run " + std::to_string(jobs) +
+                           " cells like '" + which + "' at once, about " +
+                           FormatBytes(double(largest * std::uint64_t(jobs))) + " by estimate, and " +
+                           FormatBytes(double(available->bytes)) + " is available (" + available->source + ")";
+  if (!allow) throw InputError(what + "; use fewer --jobs or --allow-oversubscribe");
+  std::fprintf(stderr, "amqbench: warning: %s; running anyway (--allow-oversubscribe)\n", what.c_str());
+}
+
 }  // namespace
 
 int SuiteCommand(const Args& args) {
   std::string file, only, out_dir, shard_text = "1/1", micro_native = "build-native/amqbench_micro";
-  bool quick = false, resume = false, list = false, force = false, allow_oversubscribe = false;
+  bool quick = false, full = false, resume = false, list = false, force = false, allow_oversubscribe = false;
   bool machine = false;
+  int jobs = 1;
   po::options_description options(
       "amqbench suite FILE: run every experiment of a suite file (suites/default.toml) into one\n"
       "directory, <out-dir>/<id>.jsonl each (Google Benchmark's <id>.json for micro), with\n"
@@ -124,6 +173,7 @@ int SuiteCommand(const Args& args) {
       "Options");
   options.add_options()("help,h", "this text")(
       "quick", po::bool_switch(&quick), "every experiment shrunk as its quick table says")(
+      "full", po::bool_switch(&full), "the sweeps extended as each experiment's full table says (micro_n to 2^26 keys)")(
       "only", po::value(&only), "experiment ids, comma list: run only these")(
       "out-dir", po::value(&out_dir), "where results go (default results, or results/quick with --quick)")(
       "resume", po::bool_switch(&resume),
@@ -138,6 +188,9 @@ int SuiteCommand(const Args& args) {
       "machine", po::bool_switch(&machine),
       "measure this machine briefly first (amqbench machine --quick, a few seconds) and record its "
       "latency per level, random-line ceiling and bandwidth in every file's context")(
+      "jobs", po::value(&jobs)->default_value(jobs),
+      "run the experiments whose report reads no timing (timed = false) as this many shards at "
+      "once, first, then every timed one alone (default 1: one cell at a time throughout)")(
       "file", po::value(&file), "the suite file");
   po::positional_options_description positional;
   positional.add("file", 1);
@@ -150,10 +203,14 @@ int SuiteCommand(const Args& args) {
   }
   if (file.empty()) throw InputError("suite needs a suite file (e.g. suites/default.toml)");
   const Shard shard = ParseShard(shard_text);
+  if (quick && full) throw InputError("--quick and --full do not combine");
+  if (jobs < 1 || jobs > 64) throw InputError("--jobs must be 1 to 64, got " + std::to_string(jobs));
+  if (jobs > 1 && shard.active()) throw InputError("--jobs and --shard do not combine: --jobs shards the untimed experiments itself");
   if (out_dir.empty()) out_dir = quick ? "results/quick" : "results";
 
   SuiteOptions suite_options;
   suite_options.quick = quick;
+  suite_options.full = full;
   suite_options.micro_native = micro_native;
   suite_options.micro_portable = MicroBesideSelf();
   suite_options.cache = (fs::path(out_dir) / "cache").string();
@@ -194,6 +251,9 @@ int SuiteCommand(const Args& args) {
       throw InputError(e.where + ": experiment '" + e.id + "': " + error.what());
     }
   }
+  const std::vector<std::size_t> beside =
+      jobs > 1 ? ExperimentsBesideEachOther(suite, chosen, out_dir, resume) : std::vector<std::size_t>{};
+  if (!beside.empty()) CheckJobsFitInMemory(suite, chosen, beside, jobs, allow_oversubscribe);
   preparing.reset();  // the inputs are read: from here a signal stops at the next cell
   if (Interrupted()) {
     std::fprintf(stderr, "amqbench: interrupted while reading the suite's inputs; nothing was run\n");
@@ -206,6 +266,7 @@ int SuiteCommand(const Args& args) {
 
   Json context = RunContext(CommandLine("suite", args), suite.seed);
   if (machine) context["machine"] = QuickMachineSummary();
+  context["jobs"] = jobs;
   Json manifest = {{"suite", SuiteHeader(suite, shard)},
                    {"context", context},
                    {"experiments", Json::array()},
@@ -242,7 +303,65 @@ int SuiteCommand(const Args& args) {
   double cost_before = 0;
   std::size_t broken = 0;
   bool interrupted = false;
+  // --jobs N: the untimed experiments first, as N shards at once, each a child of this binary
+  // (`suite --shard K/N` into OUT/jobs/K-of-N, which keeps its cells if interrupted), merged
+  // into OUT once all have finished. Their timings are recorded as every cell's are, but were
+  // taken beside another shard: the files' context and the manifest say so ("jobs").
+  if (!beside.empty()) {
+    std::string ids;
+    for (std::size_t n : beside) ids += (ids.empty() ? "" : ",") + suite.experiments[chosen[n]].id;
+    std::error_code self_error;
+    const std::string self = fs::read_symlink("/proc/self/exe", self_error).string();
+    if (self_error) throw InputError("--jobs: cannot find this binary (/proc/self/exe) to start its shards");
+    std::vector<std::string> dirs;
+    std::vector<ChildOutcome> outcomes(jobs);
+    std::vector<std::thread> children;
+    std::fprintf(stderr, "[jobs] %zu untimed experiments as %d shards at once: %s\n", beside.size(), jobs, ids.c_str());
+    for (int k = 1; k <= jobs; ++k) {
+      const std::string part = std::to_string(k) + "/" + std::to_string(jobs);
+      dirs.push_back((fs::path(out_dir) / "jobs" / (std::to_string(k) + "-of-" + std::to_string(jobs))).string());
+      std::vector<std::string> child = {self, "suite", file, "--only", ids, "--shard", part, "--out-dir", dirs.back(),
+                                        "--micro-native", micro_native, resume ? "--resume" : "--force"};
+      if (quick) child.push_back("--quick");
+      if (full) child.push_back("--full");
+      if (allow_oversubscribe) child.push_back("--allow-oversubscribe");
+      children.emplace_back([&outcomes, k, child] { outcomes[k - 1] = RunChild(child); });
+    }
+    for (std::thread& t : children) t.join();
+    const auto exit_code = [](const ChildOutcome& o) { return WIFEXITED(o.status) ? WEXITSTATUS(o.status) : -1; };
+    for (int k = 0; k < jobs; ++k) {
+      if (outcomes[k].interrupted || Interrupted()) {
+        std::fprintf(stderr, "amqbench: interrupted; the shards' finished cells are kept in %s (amqbench suite %s --resume --jobs %d continues)\n",
+                     (fs::path(out_dir) / "jobs").c_str(), file.c_str(), jobs);
+        return Interrupted() ? InterruptExitStatus() : 130;
+      }
+      // 1: a shard found false negatives or a broken invariant (its files are whole and merged),
+      // or failed inside (its manifest is unfinished, and the merge says so).
+      if (exit_code(outcomes[k]) != 0 && exit_code(outcomes[k]) != 1) {
+        throw std::runtime_error("--jobs: shard " + std::to_string(k + 1) + "/" + std::to_string(jobs) +
+                         " failed (exit status " + std::to_string(exit_code(outcomes[k])) + "); its finished cells are in " +
+                         dirs[k] + " and --resume --jobs " + std::to_string(jobs) + " continues");
+      }
+      broken += exit_code(outcomes[k]) == 1;
+    }
+    const Json merged = MergeShardDirs(out_dir, dirs);
+    for (Json entry : merged["experiments"]) {
+      entry["jobs"] = jobs;
+      ran_now[entry["id"].get<std::string>()] = entry;
+    }
+    for (const std::string& dir : dirs) fs::remove_all(dir);
+    std::error_code ignored;
+    fs::remove(fs::path(out_dir) / "jobs", ignored);  // only when empty
+    manifest["jobs"] = {{"count", jobs}, {"experiments", Json::array()}, {"wall_seconds", SecondsSince(started)}};
+    for (std::size_t n : beside) {
+      manifest["jobs"]["experiments"].push_back(suite.experiments[chosen[n]].id);
+      cost_before += costs[n];
+    }
+    manifest["wall_seconds"] = SecondsSince(started);
+    write_manifest();
+  }
   for (std::size_t n = 0; n < chosen.size() && !interrupted; ++n) {
+    if (std::find(beside.begin(), beside.end(), n) != beside.end()) continue;
     SuiteExperiment& e = suite.experiments[chosen[n]];
     const std::string prefix = "[experiment " + std::to_string(n + 1) + "/" +
                                std::to_string(chosen.size()) + " " + e.id + "] ";
@@ -261,6 +380,7 @@ int SuiteCommand(const Args& args) {
                       {"title", e.title},
                       {"section", e.section},
                       {"charts", e.charts},
+                      {"timed", e.timed},
                       {"params", e.params}}},
                     {"suite", SuiteHeader(suite, shard)},
                     {"context", context}};
@@ -313,7 +433,9 @@ int ShardCount(const std::string& dir, const std::string& part) {
   return n;
 }
 
-int MergeShards(const std::string& out_dir, const std::vector<std::string>& shards) {
+// Writes the result files one unsharded run would have written into out_dir; returns the
+// manifest it would have written (the caller writes it, or folds its entries into its own).
+Json MergeShardDirs(const std::string& out_dir, const std::vector<std::string>& shards) {
   // The shards must be the N parts of one run: same suite file and quick flag, same build.
   std::vector<Json> manifests;
   std::set<std::string> parts;
@@ -330,8 +452,9 @@ int MergeShards(const std::string& out_dir, const std::vector<std::string>& shar
     if (!parts.insert(part).second) throw InputError("shard " + part + " is given twice");
     if (!manifests.empty()) {
       const Json& first = manifests.front();
-      if (s["file_hash"] != first["suite"]["file_hash"] || s["quick"] != first["suite"]["quick"]) {
-        throw InputError(dir + " comes from another suite file (or --quick differs); refusing to merge");
+      if (s["file_hash"] != first["suite"]["file_hash"] || s["quick"] != first["suite"]["quick"] ||
+          s.value("full", false) != first["suite"].value("full", false)) {
+        throw InputError(dir + " comes from another suite file (or --quick or --full differs); refusing to merge");
       }
       for (const char* key : {"git_commit", "compiler_flags", "march_native", "build_type"}) {
         if (m["context"][key] != first["context"][key]) {
@@ -417,6 +540,11 @@ int MergeShards(const std::string& out_dir, const std::vector<std::string>& shar
     writer.Finish(cells);
     merged["experiments"].push_back(out_entry);
   }
+  return merged;
+}
+
+int MergeShards(const std::string& out_dir, const std::vector<std::string>& shards) {
+  const Json merged = MergeShardDirs(out_dir, shards);
   WriteJsonAtomically((fs::path(out_dir) / kManifest).string(), merged);
   std::fprintf(stderr, "amqbench: merged %zu shards into %s\n", shards.size(), out_dir.c_str());
   return 0;

@@ -188,6 +188,9 @@ TEST_F(Suite, BadSuiteFilesAreRefusedWithTheirLineAndKey) {
       {"[suite]\nname = \"t\"\n[[experiment]]\nid = \"a\"\nkind = \"filters\"\n"
        "filters = { names = [\"bloom\"] }\nquick = { colour = 1 }\n",
        ":7:20: experiment 'a': quick: key 'colour' is not a parameter of kind filters"},
+      {good + "full = { colour = 1 }\n", ":10:19: experiment 'a': full: key 'colour' is not a parameter of kind filters"},
+      {good + "full = 3\n", ":10:8: experiment 'a': key 'full': must be a table of what --full changes"},
+      {good + "timed = \"no\"\n", ":10:9: experiment 'a': key 'timed': must be"},
       {"[suite]\nname = \"t\"\n[[experiment]\n", ":3:"},
       {"[suite]\nname = \"t\"\n[[experiment]]\nid = \"a\"\nkind = \"adapt_synthetic\"\n"
        "filters = { names = [\"bloom\"] }\nquick = {}\n",
@@ -224,6 +227,28 @@ TEST_F(Suite, BadSuiteFilesAreRefusedWithTheirLineAndKey) {
   EXPECT_NE(only.err.find("--only: no experiment 'nope'"), std::string::npos) << only.err;
   const Outcome shard = Run("suite " + kSource + "/suites/default.toml --list --shard 3/2");
   EXPECT_EQ(shard.status, 2);
+  const Outcome both = Run("suite " + kSource + "/suites/default.toml --list --quick --full");
+  EXPECT_EQ(both.status, 2);
+  EXPECT_NE(both.err.find("--quick and --full do not combine"), std::string::npos) << both.err;
+}
+
+// --full applies an experiment's full table over its parameters (and only --full does).
+TEST_F(Suite, FullExtendsWhatItsTableSays) {
+  const std::string text =
+      "[suite]\nname = \"t\"\n\n[[experiment]]\nid = \"a\"\nkind = \"filters\"\n"
+      "filters = { names = [\"bloom\"] }\nkeys = [1000]\nqueries = 1000\nrepeats = 1\n"
+      "quick = { keys = [100] }\nfull = { keys = [1000, 2000] }\n";
+  const fs::path file = dir_ / "full.toml";
+  std::ofstream(file) << text;
+  for (const bool full : {false, true}) {
+    const fs::path out = dir_ / (full ? "full" : "default");
+    const Outcome o = Run("suite " + file.string() + (full ? " --full" : "") + " --out-dir " + out.string());
+    ASSERT_EQ(o.status, 0) << o.err;
+    const std::vector<json> lines = Lines(out).at("a.jsonl");
+    EXPECT_EQ(lines.front()["suite"]["full"], full);
+    EXPECT_EQ(lines.front()["experiment"]["params"]["keys"], (full ? json{1000, 2000} : json{1000}));
+    EXPECT_EQ(lines.front()["cells"].size(), full ? 2u : 1u);
+  }
 }
 
 // Interrupted between two cells (SIGINT: the running cell finishes) or anywhere at all (SIGKILL:
@@ -326,6 +351,56 @@ TEST_F(Suite, TwoShardsMergedEqualOneRun) {
     const Outcome o = Run("merge --out-dir " + (dir_ / "y").string() + " " + bad.string() + " " + b.string());
     EXPECT_EQ(o.status, 2) << bad << ": " << o.err;
     EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << o.err;
+  }
+}
+
+// --jobs 2 runs the untimed experiments (timed = false) as two shards at once, then the timed
+// one alone: the same cells as one run, its scratch shards gone, the manifest saying which ran
+// beside each other. A resumed run keeps them; bad --jobs values are refused.
+TEST_F(Suite, JobsRunTheUntimedExperimentsAsShardsAndEqualOneRun) {
+  std::string text = ReadFile(kSource + "/commands/testdata/small_suite.toml");
+  for (std::size_t at = 0; (at = text.find("section = \"adaptive\"\n", at)) != std::string::npos;) {
+    at += std::string("section = \"adaptive\"\n").size();
+    text.insert(at, "timed = false\n");
+  }
+  const fs::path suite = dir_ / "untimed.toml";
+  std::ofstream(suite) << text;
+  const fs::path whole = dir_ / "whole", jobs = dir_ / "jobs";
+  ASSERT_EQ(Run("suite " + suite.string() + " --out-dir " + whole.string()).status, 0);
+  const Outcome two = Run("suite " + suite.string() + " --jobs 2 --out-dir " + jobs.string());
+  ASSERT_EQ(two.status, 0) << two.err;
+  EXPECT_NE(two.err.find("[jobs] 2 untimed experiments as 2 shards at once: synthetic,adversarial"), std::string::npos) << two.err;
+  EXPECT_FALSE(fs::exists(jobs / "jobs"));
+  const auto expected = Lines(whole), got = Lines(jobs);
+  ASSERT_EQ(got.size(), expected.size());
+  for (const auto& [name, lines] : expected) {
+    const auto& other = got.at(name);
+    ASSERT_EQ(other.size(), lines.size()) << name;
+    for (std::size_t i = 1; i < lines.size(); ++i) {
+      EXPECT_EQ(Deterministic(other[i]), Deterministic(lines[i])) << name << " line " << i;
+    }
+  }
+  const json manifest = json::parse(ReadFile(jobs / "suite_run.json"));
+  EXPECT_TRUE(manifest["complete"]);
+  EXPECT_EQ(manifest["context"]["jobs"], 2);
+  EXPECT_EQ(manifest["jobs"]["experiments"], (json{"synthetic", "adversarial"}));
+  std::vector<std::string> order;
+  for (const json& e : manifest["experiments"]) {
+    order.push_back(e["id"]);
+    EXPECT_EQ(e.contains("jobs"), e["id"] != "grid") << e["id"];
+  }
+  EXPECT_EQ(order, (std::vector<std::string>{"grid", "synthetic", "adversarial"}));
+  // The untimed files were written by the shards, whose headers say so.
+  EXPECT_NE(got.at("synthetic.jsonl").front()["context"]["command_line"].get<std::string>().find("--shard"), std::string::npos);
+  // Resumed: every file is finished, so nothing runs again.
+  const Outcome resumed = Run("suite " + suite.string() + " --jobs 2 --resume --out-dir " + jobs.string());
+  ASSERT_EQ(resumed.status, 0) << resumed.err;
+  EXPECT_EQ(resumed.err.find("[jobs]"), std::string::npos) << resumed.err;
+  EXPECT_EQ(Lines(jobs), got);
+  for (const std::string bad : {"--jobs 0", "--jobs 65", "--jobs two", "--jobs 2 --shard 1/2"}) {
+    const Outcome o = Run("suite " + suite.string() + " " + bad + " --out-dir " + (dir_ / "bad").string());
+    EXPECT_EQ(o.status, 2) << bad;
+    EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << bad << ": " << o.err;
   }
 }
 

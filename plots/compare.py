@@ -206,6 +206,9 @@ def build_of(result: load.ResultFile) -> tuple:
 
 def entries_of_result(result: load.ResultFile, classes: dict[str, str]) -> list[Entry]:
     machine, build = machine_of(result), build_of(result)
+    # An experiment whose report reads no timing (timed = false) may have run beside another
+    # (suite --jobs): its timings are kept in its file but compared with nothing.
+    untimed = result.experiment.get("timed") is False
     entries = []
     for record in result.records:
         values = flatten(record, "", classes, {})
@@ -213,7 +216,7 @@ def entries_of_result(result: load.ResultFile, classes: dict[str, str]) -> list[
         key = (record.get("cell_id"), kind, record.get("trial"), record.get("window"), record.get("step"))
         timings = {}
         for name, value in record.items():
-            if classes.get(name) != TIMING or name.endswith(("_min", "_max", "_samples")):
+            if untimed or classes.get(name) != TIMING or name.endswith(("_min", "_max", "_samples")):
                 continue
             samples = record.get(f"{name}_samples")
             timings[name] = (value, samples if isinstance(samples, list) else None)

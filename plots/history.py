@@ -208,10 +208,13 @@ def records_of(result: load.ResultFile, classes: dict[str, str]) -> list[Record]
             out.append(Record(entry.experiment, entry.cell_id, "benchmark", filter_name, entry.label,
                               "benchmark", 0, None, metrics))
         return out
+    # An experiment whose report reads no timing (timed = false) may have run beside another
+    # (suite --jobs): its timings are not this host's speed, so they join no timing history.
+    left_out = {compare.IDENTITY} | ({compare.TIMING} if result.experiment.get("timed") is False else set())
     for entry in compare.entries_of_result(result, classes):
         values = entry.values
         metrics = {name: value for name, value in values.items() if compare.is_number(value)
-                   and classes.get(compare.top_level(name), compare.DETERMINISTIC) != compare.IDENTITY}
+                   and classes.get(compare.top_level(name), compare.DETERMINISTIC) not in left_out}
         number = values.get(entry.record) if entry.record in ("trial", "window", "step") else 0
         label = entry.label if values.get("filter") else f"{values.get('test', entry.record)} {entry.cell_id}"
         out.append(Record(entry.experiment, str(entry.cell_id), values.get("kind"), values.get("filter"),

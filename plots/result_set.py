@@ -8,6 +8,7 @@ collects every verdict a section prints for the summary.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import subprocess
@@ -44,9 +45,17 @@ class Experiment:
         return [] if value is None else list(value) if isinstance(value, list) else [value]
 
 
+@functools.cache
+def timing_fields() -> frozenset[str]:
+    """The record fields results/schema.json marks as timings (x-reproducibility "timing")."""
+    doc = json.loads(load.DEFAULT_SCHEMA.read_text(encoding="utf-8"))
+    return frozenset(name for name, spec in doc["$defs"]["data"]["properties"].items()
+                     if spec.get("x-reproducibility") == "timing")
+
+
 # An experiment's keys that are not its parameters: what it is called, where the report shows
-# it, and --quick's overrides.
-NOT_PARAMS = ("id", "kind", "title", "section", "charts", "quick")
+# it, whether it may run beside others (timed = false), and --quick's and --full's overrides.
+NOT_PARAMS = ("id", "kind", "title", "section", "charts", "timed", "quick", "full")
 
 
 @dataclass
@@ -162,6 +171,10 @@ class ResultSet:
         if result is None:
             return None
         frame = result.frame
+        if result.experiment.get("timed") is False:
+            # timed = false: the suite may have run it beside another (--jobs); a section that
+            # reads its timings gets none, never a number taken on a shared machine.
+            frame = frame.drop(columns=[c for c in frame.columns if c in timing_fields()])
         if record is None or result.format == "gbench" or "record" not in frame:
             return frame
         return frame[frame["record"] == record].reset_index(drop=True)
@@ -178,7 +191,7 @@ class ResultSet:
         command = result.context.get("command_line") or result.context.get("executable")
         parts = [f"`{command}`" if command else "(command not recorded)"]
         if result.suite:
-            quick = ", --quick" if result.suite.get("quick") else ""
+            quick = ", --quick" if result.suite.get("quick") else ", --full" if result.suite.get("full") else ""
             parts.append(f"(suite `{result.suite.get('file', result.suite.get('name'))}`,"
                          f" experiment `{experiment_id}`{quick})")
         elif result.format == "gbench":

@@ -137,6 +137,35 @@ def test_the_stored_metrics_are_the_files_numbers(store):
     assert not {"seed", "cell_id", "record"} & fields  # identity fields name records, they are not metrics
 
 
+def test_an_untimed_experiments_timings_join_no_history(tmp_path):
+    """timed = false: the suite may run it beside another (--jobs), so its timings are not kept;
+    its deterministic numbers are."""
+    def timed(file: str, lines: list[dict]) -> None:  # the baseline keeps no timings: give its cells some
+        for line in lines[1:]:
+            if line.get("record") == "cell":
+                line.update(insert_ns=20.0, insert_ns_samples=[19.0, 20.0, 22.0], query_ns_negative=5.0)
+
+    def untimed(file: str, lines: list[dict]) -> None:
+        timed(file, lines)
+        lines[0]["experiment"]["timed"] = False
+    classes = history.classes_of(history.load.DEFAULT_SCHEMA)
+    timed_run, untimed_run = make_run(tmp_path, "t", "a", "2026-12-01T10:00:00Z", change=timed), \
+        make_run(tmp_path, "u", "a", "2026-12-01T10:00:00Z", change=untimed)
+    kept = {name for record in history.records_of(history.load.read(timed_run / "fixed.jsonl"), classes)
+            for name in record.metrics}
+    left = {name for record in history.records_of(history.load.read(untimed_run / "fixed.jsonl"), classes)
+            for name in record.metrics}
+    assert "query_ns_negative" in kept and "query_ns_negative_samples" not in left
+    assert not {name for name in left if classes.get(compare.top_level(name)) == compare.TIMING}
+    assert "false_positives" in left and left == {name for name in kept
+                                                  if classes.get(compare.top_level(name)) != compare.TIMING}
+    # Nor are they compared (compare, amqbench ab, the hosts section).
+    assert all(not entry.timings for entry in compare.entries_of_result(
+        history.load.read(untimed_run / "fixed.jsonl"), classes))
+    assert any(entry.timings for entry in compare.entries_of_result(
+        history.load.read(timed_run / "fixed.jsonl"), classes))
+
+
 def test_recording_a_run_again_writes_nothing(tmp_path, capsys, store):
     before = store.read_bytes()
     status, out, err = cli(capsys, "record", tmp_path / "a", "--db", store)

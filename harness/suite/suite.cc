@@ -20,13 +20,15 @@
 namespace amq {
 namespace {
 
-// Keys every experiment has beside its kind's parameters (quick may not change them).
+// Keys every experiment has beside its kind's parameters (quick and full may not change them).
 const ParamSpec kCommonKeys[] = {
     {"id", ParamType::kStr, {}, "the experiment's name: its output file, and what --only picks"},
     {"kind", ParamType::kStr, {}, "the experiment kind (harness/kinds/all.h)"},
     {"title", ParamType::kStr, {}, "a title for the report"},
     {"section", ParamType::kStr, {}, "the report section that shows it"},
     {"charts", ParamType::kStrList, {}, "the charts it feeds"},
+    {"timed", ParamType::kBool, {},
+     "false when the report reads no timing from it: suite --jobs N may then run it beside others"},
 };
 
 // A TOML value as JSON (what the header records, and what the typed parameters are read from).
@@ -73,6 +75,7 @@ class SuiteReader {
     suite.file = file_;
     suite.file_hash = FileContentHash(file_);
     suite.quick = options_.quick;
+    suite.full = options_.full;
     for (auto&& [key, node] : root) {
       if (key.str() != "suite" && key.str() != "experiment") {
         Fail(&node, "unknown key '" + std::string(key.str()) + "' (a suite has [suite] and [[experiment]])");
@@ -289,11 +292,12 @@ class SuiteReader {
     if (!e.spec) Fail(kind, context + "unknown kind '" + e.kind + "' (" + KindNames() + ")");
     const std::span<const ParamSpec> specs = e.spec->params;
     const toml::table* quick = nullptr;
+    const toml::table* full = nullptr;  // optional: what --full extends (larger sweeps)
     for (auto&& [key, node] : t) {
       const std::string k(key.str());
-      if (k == "quick") {
-        quick = node.as_table();
-        if (!quick) Fail(&node, context + "key 'quick': must be a table of what --quick changes");
+      if (k == "quick" || k == "full") {
+        (k == "quick" ? quick : full) = node.as_table();
+        if (!node.as_table()) Fail(&node, context + "key '" + k + "': must be a table of what --" + k + " changes");
         continue;
       }
       const ParamSpec* s = Spec(kCommonKeys, k);
@@ -304,27 +308,35 @@ class SuiteReader {
     if (!quick) {
       Fail(&t, context + "has no quick table: say what --quick shrinks (quick = { ... })");
     }
-    for (auto&& [key, node] : *quick) {
-      const std::string k(key.str());
-      const ParamSpec* s = Spec(specs, k);
-      if (!s) Fail(&node, context + "quick: key '" + k + "' is not a parameter of kind " + e.kind);
-      CheckValue(node, *s, context + "quick: ");
+    for (const toml::table* changes : {quick, full}) {
+      if (!changes) continue;
+      const std::string which = changes == quick ? "quick" : "full";
+      for (auto&& [key, node] : *changes) {
+        const std::string k(key.str());
+        const ParamSpec* s = Spec(specs, k);
+        if (!s) Fail(&node, context + which + ": key '" + k + "' is not a parameter of kind " + e.kind);
+        CheckValue(node, *s, context + which + ": ");
+      }
     }
     if (!t.contains("filters") && e.spec->takes_filters) Fail(&t, context + "needs filters = { ... }");
     e.title = t.get("title") ? *t.get("title")->value<std::string>() : e.id;
     e.section = t.get("section") ? *t.get("section")->value<std::string>() : e.id;
+    if (const toml::node* timed = t.get("timed")) e.timed = *timed->value<bool>();
     if (const toml::node* charts = t.get("charts")) {
       for (auto&& c : *charts->as_array()) e.charts.push_back(*c.value<std::string>());
     }
 
-    // The parameters in effect: the experiment's, with --quick's changes over them.
+    // The parameters in effect: the experiment's, with --quick's or --full's changes over them.
     e.params = Json::object();
     for (auto&& [key, node] : t) {
       const std::string k(key.str());
-      if (k != "quick" && !Spec(kCommonKeys, k)) e.params[k] = ToJson(node);
+      if (k != "quick" && k != "full" && !Spec(kCommonKeys, k)) e.params[k] = ToJson(node);
     }
     if (options_.quick) {
       for (auto&& [key, node] : *quick) e.params[std::string(key.str())] = ToJson(node);
+    }
+    if (options_.full && full) {
+      for (auto&& [key, node] : *full) e.params[std::string(key.str())] = ToJson(node);
     }
     if (!e.params.contains("seed")) e.params["seed"] = suite.seed;
     try {

@@ -1,7 +1,9 @@
 // harness/suite/suite.h - a suite file (TOML, e.g. suites/default.toml) read into experiments the
 // runner can run. Every experiment appears once: an id (its output file), a kind, the kind's
-// parameters, what --quick changes (every experiment says), the report section that shows it
-// and the charts it feeds. Filters are chosen by family or capability:
+// parameters, what --quick changes (every experiment says), what --full extends (where a sweep
+// is too long for the default run), the report section that shows it, the charts it feeds and
+// whether the report reads its timings (timed = false lets suite --jobs run it beside others).
+// Filters are chosen by family or capability:
 //
 //   filters = { family = "quotient" }                    one selector: every condition holds
 //   filters = [{ family = "xor", fixed_width = true }, { library = true }]    a union
@@ -31,6 +33,9 @@ struct SuiteExperiment {
   std::string title;
   std::string section;   // the report section that shows it
   std::vector<std::string> charts;
+  // false: the report reads no timing from it (counts, rates, space), so `suite --jobs N` may run
+  // it beside other such experiments; timed experiments always run alone.
+  bool timed = true;
   Json params;           // the parameters in effect (quick applied), recorded in the header
   std::string where;     // "FILE:LINE" of its table, for messages
   std::unique_ptr<ExperimentPlan> plan;
@@ -39,6 +44,7 @@ struct SuiteExperiment {
 
 struct SuiteOptions {
   bool quick = false;
+  bool full = false;  // apply each experiment's `full` table (its sweep extended), where it has one
   std::string micro_native;  // amqbench_micro of a -march=native build
   std::string micro_portable;  // amqbench_micro beside this binary, by default
   std::string cache = "results/cache";  // where synthetic traces are made once and kept
@@ -51,6 +57,7 @@ struct Suite {
   std::string description;
   std::uint64_t seed = 1;
   bool quick = false;
+  bool full = false;
   std::vector<SuiteExperiment> experiments;
 };
 
