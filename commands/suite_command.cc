@@ -13,6 +13,8 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -114,8 +116,6 @@ std::string KindsHelp() {
   }
   return text;
 }
-
-Json MergeShardDirs(const std::string& out_dir, const std::vector<std::string>& shards);
 
 // The experiments `--jobs N` runs beside each other: those whose report reads no timing
 // (timed = false), not skipped; on --resume, not one already begun in out_dir, which continues
@@ -303,60 +303,77 @@ int SuiteCommand(const Args& args) {
   double cost_before = 0;
   std::size_t broken = 0;
   bool interrupted = false;
-  // --jobs N: the untimed experiments first, as N shards at once, each a child of this binary
-  // (`suite --shard K/N` into OUT/jobs/K-of-N, which keeps its cells if interrupted), merged
-  // into OUT once all have finished. Their timings are recorded as every cell's are, but were
-  // taken beside another shard: the files' context and the manifest say so ("jobs").
+  // --jobs N: the untimed experiments first, N at a time, each in a child of this binary
+  // (`suite --only ID` into OUT/jobs/ID, which keeps its cells if interrupted), the longest by
+  // the plans' cost first and the next to whichever child finishes; each file is moved into OUT
+  // when its experiment is complete. Their timings are recorded as every cell's are, but were
+  // taken beside another experiment: the files' context and the manifest say so ("jobs").
   if (!beside.empty()) {
-    std::string ids;
-    for (std::size_t n : beside) ids += (ids.empty() ? "" : ",") + suite.experiments[chosen[n]].id;
     std::error_code self_error;
     const std::string self = fs::read_symlink("/proc/self/exe", self_error).string();
-    if (self_error) throw InputError("--jobs: cannot find this binary (/proc/self/exe) to start its shards");
-    std::vector<std::string> dirs;
-    std::vector<ChildOutcome> outcomes(jobs);
-    std::vector<std::thread> children;
-    std::fprintf(stderr, "[jobs] %zu untimed experiments as %d shards at once: %s\n", beside.size(), jobs, ids.c_str());
-    for (int k = 1; k <= jobs; ++k) {
-      const std::string part = std::to_string(k) + "/" + std::to_string(jobs);
-      dirs.push_back((fs::path(out_dir) / "jobs" / (std::to_string(k) + "-of-" + std::to_string(jobs))).string());
-      std::vector<std::string> child = {self, "suite", file, "--only", ids, "--shard", part, "--out-dir", dirs.back(),
-                                        "--micro-native", micro_native, resume ? "--resume" : "--force"};
-      if (quick) child.push_back("--quick");
-      if (full) child.push_back("--full");
-      if (allow_oversubscribe) child.push_back("--allow-oversubscribe");
-      children.emplace_back([&outcomes, k, child] { outcomes[k - 1] = RunChild(child); });
-    }
-    for (std::thread& t : children) t.join();
+    if (self_error) throw InputError("--jobs: cannot find this binary (/proc/self/exe) to start its children");
+    std::vector<std::size_t> order = beside;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return costs[a] > costs[b]; });
+    std::string ids;
+    for (std::size_t n : order) ids += (ids.empty() ? "" : ",") + suite.experiments[chosen[n]].id;
+    std::fprintf(stderr, "[jobs] %zu untimed experiments, %d at a time, longest first: %s\n", order.size(), jobs, ids.c_str());
+    const auto dir_of = [&](std::size_t n) { return (fs::path(out_dir) / "jobs" / suite.experiments[chosen[n]].id).string(); };
+    std::vector<std::optional<ChildOutcome>> outcomes(order.size());
+    std::mutex taking;
+    std::size_t next = 0;
+    const auto worker = [&] {
+      for (;;) {
+        std::size_t i = 0;
+        {
+          const std::lock_guard<std::mutex> lock(taking);
+          if (next == order.size() || Interrupted()) return;
+          i = next++;
+        }
+        std::vector<std::string> child = {self, "suite", file, "--only", suite.experiments[chosen[order[i]]].id,
+                                          "--out-dir", dir_of(order[i]), "--micro-native", micro_native,
+                                          resume ? "--resume" : "--force"};
+        if (quick) child.push_back("--quick");
+        if (full) child.push_back("--full");
+        if (allow_oversubscribe) child.push_back("--allow-oversubscribe");
+        outcomes[i] = RunChild(child);
+      }
+    };
+    std::vector<std::thread> workers;
+    for (int k = 0; k < jobs; ++k) workers.emplace_back(worker);
+    for (std::thread& t : workers) t.join();
     const auto exit_code = [](const ChildOutcome& o) { return WIFEXITED(o.status) ? WEXITSTATUS(o.status) : -1; };
-    for (int k = 0; k < jobs; ++k) {
-      if (outcomes[k].interrupted || Interrupted()) {
-        std::fprintf(stderr, "amqbench: interrupted; the shards' finished cells are kept in %s (amqbench suite %s --resume --jobs %d continues)\n",
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      if (!outcomes[i] || outcomes[i]->interrupted || Interrupted()) {
+        std::fprintf(stderr, "amqbench: interrupted; the finished cells are kept in %s (amqbench suite %s --resume --jobs %d continues)\n",
                      (fs::path(out_dir) / "jobs").c_str(), file.c_str(), jobs);
         return Interrupted() ? InterruptExitStatus() : 130;
       }
-      // 1: a shard found false negatives or a broken invariant (its files are whole and merged),
-      // or failed inside (its manifest is unfinished, and the merge says so).
-      if (exit_code(outcomes[k]) != 0 && exit_code(outcomes[k]) != 1) {
-        throw std::runtime_error("--jobs: shard " + std::to_string(k + 1) + "/" + std::to_string(jobs) +
-                         " failed (exit status " + std::to_string(exit_code(outcomes[k])) + "); its finished cells are in " +
-                         dirs[k] + " and --resume --jobs " + std::to_string(jobs) + " continues");
+      // 1: false negatives or a broken invariant (the file is whole and kept), or a failure
+      // inside (its manifest is unfinished: refused below).
+      if (exit_code(*outcomes[i]) != 0 && exit_code(*outcomes[i]) != 1) {
+        throw std::runtime_error("--jobs: experiment " + suite.experiments[chosen[order[i]]].id + " failed (exit status " +
+                                 std::to_string(exit_code(*outcomes[i])) + "); its finished cells are in " +
+                                 dir_of(order[i]) + " and --resume --jobs " + std::to_string(jobs) + " continues");
       }
-      broken += exit_code(outcomes[k]) == 1;
+      broken += exit_code(*outcomes[i]) == 1;
     }
-    const Json merged = MergeShardDirs(out_dir, dirs);
-    for (Json entry : merged["experiments"]) {
+    for (std::size_t n : beside) {  // in the suite's order
+      const SuiteExperiment& e = suite.experiments[chosen[n]];
+      const Json child = ReadJsonFile((fs::path(dir_of(n)) / kManifest).string());
+      if (!child.value("complete", false) || !child["experiments"].is_array() || child["experiments"].size() != 1) {
+        throw std::runtime_error("--jobs: " + dir_of(n) + " holds an unfinished run of " + e.id + " (--resume --jobs continues it)");
+      }
+      Json entry = child["experiments"][0];
+      if (entry["skipped"].is_null()) fs::rename(fs::path(dir_of(n)) / e.output_name(), fs::path(out_dir) / e.output_name());
       entry["jobs"] = jobs;
-      ran_now[entry["id"].get<std::string>()] = entry;
+      ran_now[e.id] = entry;
+      fs::remove_all(dir_of(n));
+      cost_before += costs[n];
     }
-    for (const std::string& dir : dirs) fs::remove_all(dir);
     std::error_code ignored;
     fs::remove(fs::path(out_dir) / "jobs", ignored);  // only when empty
     manifest["jobs"] = {{"count", jobs}, {"experiments", Json::array()}, {"wall_seconds", SecondsSince(started)}};
-    for (std::size_t n : beside) {
-      manifest["jobs"]["experiments"].push_back(suite.experiments[chosen[n]].id);
-      cost_before += costs[n];
-    }
+    for (std::size_t n : beside) manifest["jobs"]["experiments"].push_back(suite.experiments[chosen[n]].id);
     manifest["wall_seconds"] = SecondsSince(started);
     write_manifest();
   }
@@ -434,7 +451,7 @@ int ShardCount(const std::string& dir, const std::string& part) {
 }
 
 // Writes the result files one unsharded run would have written into out_dir; returns the
-// manifest it would have written (the caller writes it, or folds its entries into its own).
+// manifest it would have written, for MergeShards to write.
 Json MergeShardDirs(const std::string& out_dir, const std::vector<std::string>& shards) {
   // The shards must be the N parts of one run: same suite file and quick flag, same build.
   std::vector<Json> manifests;

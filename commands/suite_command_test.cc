@@ -354,10 +354,10 @@ TEST_F(Suite, TwoShardsMergedEqualOneRun) {
   }
 }
 
-// --jobs 2 runs the untimed experiments (timed = false) as two shards at once, then the timed
-// one alone: the same cells as one run, its scratch shards gone, the manifest saying which ran
-// beside each other. A resumed run keeps them; bad --jobs values are refused.
-TEST_F(Suite, JobsRunTheUntimedExperimentsAsShardsAndEqualOneRun) {
+// --jobs 2 runs the untimed experiments (timed = false) two at a time, then the timed one
+// alone: the same cells as one run, its scratch directories gone, the manifest saying which
+// ran beside each other. A resumed run keeps them; bad --jobs values are refused.
+TEST_F(Suite, JobsRunTheUntimedExperimentsTwoAtATimeAndEqualOneRun) {
   std::string text = ReadFile(kSource + "/commands/testdata/small_suite.toml");
   for (std::size_t at = 0; (at = text.find("section = \"adaptive\"\n", at)) != std::string::npos;) {
     at += std::string("section = \"adaptive\"\n").size();
@@ -369,7 +369,7 @@ TEST_F(Suite, JobsRunTheUntimedExperimentsAsShardsAndEqualOneRun) {
   ASSERT_EQ(Run("suite " + suite.string() + " --out-dir " + whole.string()).status, 0);
   const Outcome two = Run("suite " + suite.string() + " --jobs 2 --out-dir " + jobs.string());
   ASSERT_EQ(two.status, 0) << two.err;
-  EXPECT_NE(two.err.find("[jobs] 2 untimed experiments as 2 shards at once: synthetic,adversarial"), std::string::npos) << two.err;
+  EXPECT_NE(two.err.find("[jobs] 2 untimed experiments, 2 at a time, longest first: "), std::string::npos) << two.err;
   EXPECT_FALSE(fs::exists(jobs / "jobs"));
   const auto expected = Lines(whole), got = Lines(jobs);
   ASSERT_EQ(got.size(), expected.size());
@@ -390,8 +390,9 @@ TEST_F(Suite, JobsRunTheUntimedExperimentsAsShardsAndEqualOneRun) {
     EXPECT_EQ(e.contains("jobs"), e["id"] != "grid") << e["id"];
   }
   EXPECT_EQ(order, (std::vector<std::string>{"grid", "synthetic", "adversarial"}));
-  // The untimed files were written by the shards, whose headers say so.
-  EXPECT_NE(got.at("synthetic.jsonl").front()["context"]["command_line"].get<std::string>().find("--shard"), std::string::npos);
+  // The untimed files were written by children of their own, whose headers say so.
+  const std::string child = got.at("synthetic.jsonl").front()["context"]["command_line"];
+  EXPECT_NE(child.find("--only synthetic --out-dir " + (jobs / "jobs" / "synthetic").string()), std::string::npos) << child;
   // Resumed: every file is finished, so nothing runs again.
   const Outcome resumed = Run("suite " + suite.string() + " --jobs 2 --resume --out-dir " + jobs.string());
   ASSERT_EQ(resumed.status, 0) << resumed.err;
