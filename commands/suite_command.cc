@@ -450,9 +450,7 @@ int ShardCount(const std::string& dir, const std::string& part) {
   return n;
 }
 
-// Writes the result files one unsharded run would have written into out_dir; returns the
-// manifest it would have written, for MergeShards to write.
-Json MergeShardDirs(const std::string& out_dir, const std::vector<std::string>& shards) {
+int MergeShards(const std::string& out_dir, const std::vector<std::string>& shards) {
   // The shards must be the N parts of one run: same suite file and quick flag, same build.
   std::vector<Json> manifests;
   std::set<std::string> parts;
@@ -557,11 +555,6 @@ Json MergeShardDirs(const std::string& out_dir, const std::vector<std::string>& 
     writer.Finish(cells);
     merged["experiments"].push_back(out_entry);
   }
-  return merged;
-}
-
-int MergeShards(const std::string& out_dir, const std::vector<std::string>& shards) {
-  const Json merged = MergeShardDirs(out_dir, shards);
   WriteJsonAtomically((fs::path(out_dir) / kManifest).string(), merged);
   std::fprintf(stderr, "amqbench: merged %zu shards into %s\n", shards.size(), out_dir.c_str());
   return 0;
