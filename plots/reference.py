@@ -447,6 +447,10 @@ BURR_PAPER = ('BuRR paper (Dillinger, Hübschle-Schneider, Sanders, Walzer, "Fas
 BURR_OVERHEAD_LOW = Figure(0.001, BURR_PAPER, "BuRR's space overhead is around 0.1-0.5% (low end)")
 BURR_OVERHEAD_HIGH = Figure(0.005, BURR_PAPER, "BuRR's space overhead is around 0.1-0.5% (high end)")
 
+VQF_PAPER = ('vector quotient filter paper (Pandey, Conway, Durie, Bender, Farach-Colton, Johnson, "Vector'
+             ' Quotient Filters: Overcoming the Time/Space Trade-Off in Filter Design", SIGMOD 2021)')
+MORTON_PAPER = ('Morton filter paper (Breslow, Jayasena, "Morton Filters: Faster, Space-Efficient Cuckoo Filters'
+                ' via Biasing, Compression, and Decoupled Logical Sparsity", PVLDB 11(9), 2018)')
 PREFIX_PAPER = ('prefix filter paper (Even, Even, Morrison, "Prefix Filter: Practically and Theoretically Better'
                 ' Than Bloom", PVLDB 15(7), 2022)')
 

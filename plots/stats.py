@@ -146,6 +146,44 @@ def verdict_interval(value, low, high, rel_tol: float | None = None,
     return CONTRADICTED
 
 
+def verdict_range(low, high, claimed_low, claimed_high, rel_tol: float | None = None,
+                  baseline: float | None = None) -> str:
+    """Judge a measured interval [low, high] (a ratio over its repetitions' spread, say) against
+    the range a source claims, [claimed_low, claimed_high] (equal ends for one figure).
+
+    tol = rel_tol × the claimed end nearest the measurement (missing: 0).
+      the intervals overlap, within tol        -> reproduced
+      they overlap within 2·tol                -> partly
+      otherwise, when the claim states a direction from a baseline (a speed-up claimed above
+      1, say) and the whole measured interval lies on that side of it -> partly
+      otherwise                                -> contradicted
+    Any end missing -> not measured.
+    """
+    if any(is_missing(v) for v in (low, high, claimed_low, claimed_high)):
+        return NOT_MEASURED
+    low, high, claimed_low, claimed_high = float(low), float(high), float(claimed_low), float(claimed_high)
+    nearest = claimed_low if high < claimed_low else claimed_high
+    tol = (rel_tol or 0.0) * abs(nearest)
+    miss = max(0.0, claimed_low - high, low - claimed_high)
+    if miss <= tol:
+        return REPRODUCED
+    if miss <= 2 * tol:
+        return PARTLY
+    if baseline is not None and not is_missing(baseline):
+        if claimed_low > baseline and low > baseline or claimed_high < baseline and high < baseline:
+            return PARTLY
+    return CONTRADICTED
+
+
+def ratio_spread(numerator: tuple[float, float, float], denominator: tuple[float, float, float]) -> tuple[float, float, float]:
+    """a / b from two timings, each (median, min, max) over its repetitions: the ratio of the
+    medians and the widest the repetitions allow, (min_a / max_b, max_a / min_b)."""
+    (a, a_low, a_high), (b, b_low, b_high) = numerator, denominator
+    if any(is_missing(v) or float(v) <= 0 for v in (b, b_low, b_high)):
+        return (math.nan, math.nan, math.nan)
+    return (a / b, a_low / b_high, a_high / b_low)
+
+
 def chance_verdict(outside: int, cells: int, rate: float = 0.05,
                    confidence: float = 0.95) -> tuple[str, int]:
     """Judge how many of `cells` independent 95% intervals miss their theory value.

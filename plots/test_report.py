@@ -16,8 +16,10 @@ HERE = Path(__file__).resolve().parent
 FIXTURES = HERE / "fixtures"
 SCHEMA = FIXTURES / "schema.json"
 SUITE = FIXTURES / "suite.toml"
+# Every module of sections/ renders a section but the helpers: common (shared by all) and
+# dynamic_papers (the fill_step section's comparisons, rendered inside it).
 SECTION_MODULES = sorted(p.stem for p in (HERE / "sections").glob("*.py")
-                         if p.stem not in ("__init__", "common"))
+                         if p.stem not in ("__init__", "common", "dynamic_papers"))
 
 
 def results_dir(tmp_path: Path, *names: str) -> Path:

@@ -54,6 +54,29 @@ def test_verdict_interval_rules():
     assert stats.verdict_interval(0.0100, None, 0.0102) == N
 
 
+def test_verdict_range_rules():
+    # Overlap within tol reproduces; within 2 tol partly; a speed-up on the claim's side of 1 but short
+    # of its range is partly; the other side of 1 contradicts.
+    assert stats.verdict_range(1.9, 2.1, 2.0, 2.0) == R
+    assert stats.verdict_range(1.6, 1.7, 2.0, 2.0, rel_tol=0.25) == R  # 0.3 short, tol 0.5
+    assert stats.verdict_range(1.2, 1.3, 2.0, 2.0, rel_tol=0.25) == P  # 0.7 short, within 2 tol
+    assert stats.verdict_range(1.01, 1.02, 3.2, 3.5, rel_tol=0.1, baseline=1.0) == P  # faster, not by 3.2
+    assert stats.verdict_range(0.5, 0.6, 3.2, 3.5, rel_tol=0.1, baseline=1.0) == C  # slower
+    assert stats.verdict_range(0.5, 0.6, 3.2, 3.5, rel_tol=0.1) == C
+    # A bound written as a range from 0: only the low end of the spread must meet it.
+    assert stats.verdict_range(1.1, 1.3, 0.0, 1.25) == R
+    assert stats.verdict_range(1.3, 1.4, 0.0, 1.25) == C
+    # tol is taken from the claimed end nearest the measurement.
+    assert stats.verdict_range(17.0, 17.0, 0.9, 15.5, rel_tol=0.1) == R  # 1.5 above, tol 1.55
+    assert stats.verdict_range(0.8, 0.8, 0.9, 15.5, rel_tol=0.1) == P  # 0.1 below, tol 0.09
+    assert stats.verdict_range(math.nan, 1.0, 1.0, 2.0) == N
+
+
+def test_ratio_spread_is_the_widest_the_repetitions_allow():
+    assert stats.ratio_spread((20.0, 18.0, 24.0), (10.0, 9.0, 12.0)) == (2.0, 1.5, 24.0 / 9.0)
+    assert all(math.isnan(v) for v in stats.ratio_spread((1.0, 1.0, 1.0), (0.0, 0.0, 1.0)))
+
+
 def test_chance_verdict_allows_about_five_percent():
     assert stats.chance_verdict(1, 32)[0] == R
     verdict, limit = stats.chance_verdict(10, 32)

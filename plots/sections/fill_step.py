@@ -17,7 +17,7 @@ import charts
 import stats
 from report_format import count, number, pct, pct_ci, table
 from result_set import ResultSet
-from sections import common
+from sections import common, dynamic_papers
 
 SECTION = "fill_step"
 KIND = "fill_step"
@@ -133,4 +133,6 @@ def render(results: ResultSet) -> str | None:
         "",
         *([chart, ""] if chart else []),
         *[f"- {line}" for line in lines],
+        "",
+        *dynamic_papers.comparisons(results, shown_steps, shown),
     ])
