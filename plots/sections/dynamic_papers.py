@@ -115,6 +115,11 @@ def fill_rows(steps: pd.DataFrame, filter_name: str) -> pd.DataFrame:
     return steps[steps["filter"] == filter_name].sort_values("fill")
 
 
+def experiment_of(*frames: pd.DataFrame) -> str | None:
+    """The experiment the step lines come from, so a verdict on their timings is flagged when stale."""
+    return next((str(f["experiment"].iloc[0]) for f in frames if not f.empty and "experiment" in f), None)
+
+
 def cell_of(cells: pd.DataFrame, filter_name: str) -> dict | None:
     found = cells[cells["filter"] == filter_name]
     return found.iloc[0].to_dict() if not found.empty else None
@@ -142,20 +147,22 @@ def vqf_checks(judge: Judge, native, steps: pd.DataFrame, native_id) -> None:
         if a and b:
             judge.ratio(paper, "similar lookup performance as the cuckoo filter", f"vqf8 ÷ cuckoo12 {operation} ns",
                         stats.ratio_spread(a, b), SIMILAR, SIMILAR_TOL, NATIVE_N, baseline=None, timed_by=native_id)
-    a = sample_totals(fill_rows(steps, "vqf8"), "step_erase_ns")
-    b = sample_totals(fill_rows(steps, "cuckoo12"), "step_erase_ns")
+    vqf_rows, cuckoo_rows = fill_rows(steps, "vqf8"), fill_rows(steps, "cuckoo12")
+    a, b = sample_totals(vqf_rows, "step_erase_ns"), sample_totals(cuckoo_rows, "step_erase_ns")
     if a and b:
         judge.ratio(paper, "similar deletion performance as the cuckoo filter", "vqf8 ÷ cuckoo12 erase ns",
                     stats.ratio_spread(a, b), SIMILAR, SIMILAR_TOL,
-                    "fill_step, portable build, mean over the fill, step medians", baseline=None)
-    rows = fill_rows(steps, "vqf8")
+                    "fill_step, portable build, mean over the fill, step medians", baseline=None,
+                    timed_by=experiment_of(vqf_rows, cuckoo_rows))
+    rows = vqf_rows
     for field, name in (("step_insert_ns", "insert"), ("step_member_ns", "member lookup"),
                         ("step_absent_ns", "absent lookup")):
         full, half = step_timing(rows, 1.0, field), step_timing(rows, 0.5, field)
         if full and half:
             judge.ratio(paper, "minimal performance decline at high load factors",
                         f"vqf8 {name} ns, full ÷ half", stats.ratio_spread(full, half), (0.0, MINIMAL_DECLINE), 0.0,
-                        "fill_step, portable build: " + decline_of_others(steps, field), baseline=None)
+                        "fill_step, portable build: " + decline_of_others(steps, field), baseline=None,
+                        timed_by=experiment_of(rows))
 
 
 def decline_of_others(steps: pd.DataFrame, field: str) -> str:
@@ -177,12 +184,13 @@ def morton_checks(judge: Judge, native, steps: pd.DataFrame, cells: pd.DataFrame
                 else "insertion throughput 0.9× to 15.5× the cuckoo filter's"
             judge.ratio(paper, words, f"cuckoo12 ÷ morton {operation} ns", stats.ratio_spread(cuckoo, morton),
                         claimed, RANGE_TOL, NATIVE_N, baseline=1.0 if claimed[0] >= 1 else None, timed_by=native_id)
-    cuckoo = sample_totals(fill_rows(steps, "cuckoo12"), "step_erase_ns")
-    morton = sample_totals(fill_rows(steps, "morton"), "step_erase_ns")
+    cuckoo_rows, morton_rows = fill_rows(steps, "cuckoo12"), fill_rows(steps, "morton")
+    cuckoo, morton = sample_totals(cuckoo_rows, "step_erase_ns"), sample_totals(morton_rows, "step_erase_ns")
     if cuckoo and morton:
         judge.ratio(paper, "deletion throughput 1.3× to 1.6× the cuckoo filter's", "cuckoo12 ÷ morton erase ns",
                     stats.ratio_spread(cuckoo, morton), (1.3, 1.6), RANGE_TOL,
-                    "fill_step, portable build (neither filter has a SIMD path), mean over the fill, step medians")
+                    "fill_step, portable build (neither filter has a SIMD path), mean over the fill, step medians",
+                    timed_by=experiment_of(cuckoo_rows, morton_rows))
     m, c = cell_of(cells, "morton"), cell_of(cells, "cuckoo12")
     if m and c and not stats.is_missing(c.get("fpr")) and not stats.is_missing(c.get("bits_per_key")):
         moved = bits_at_fpr(m, float(c["fpr"]))
