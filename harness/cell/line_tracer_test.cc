@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <optional>
 #include <vector>
 
 #include "filters/bloom.h"
@@ -14,6 +15,9 @@
 
 namespace amq {
 namespace {
+
+// Keeps a value the compiler cannot drop.
+void KeepWord(std::uint64_t word) { asm volatile("" : : "r"(word)); }
 
 // A page-aligned buffer, so line numbers relative to its start are known.
 struct Aligned {
@@ -42,6 +46,40 @@ TEST(LineTracer, SeesExactlyTheLinesReadInOrderOfAnyPattern) {
   // The region is readable and writable again.
   buffer.data[5] = 99;
   EXPECT_EQ(buffer.data[5], 99);
+}
+
+TEST(LineTracer, ASessionTracesEachCallAsIfAlone) {
+  if (!LineTracingAvailable()) GTEST_SKIP() << "line tracing needs x86-64 Linux without AddressSanitizer";
+  Aligned buffer(4 * 4096);
+  const volatile std::uint8_t* p = buffer.data;
+  unsigned sum = 0;
+  const std::vector<std::vector<std::size_t>> patterns = {{0, 4095, 4096}, {}, {8192 + 130, 64, 64}, {12288}};
+  std::vector<std::optional<std::vector<std::uintptr_t>>> alone, in_session;
+  for (const auto& pattern : patterns) {
+    alone.push_back(TraceLines({buffer.data, buffer.size}, [&] { for (std::size_t o : pattern) sum += p[o]; }));
+  }
+  {
+    LineTraceSession session({buffer.data, buffer.size});
+    for (const auto& pattern : patterns) {
+      in_session.push_back(session.Trace([&] { for (std::size_t o : pattern) sum += p[o]; }));
+    }
+  }
+  EXPECT_EQ(in_session, alone);
+  ASSERT_TRUE(alone[0].has_value());
+  EXPECT_EQ(alone[0]->size(), 3u);  // lines 0 and 63 of the first page, line 0 of the second
+  // An 8-byte read straddling two pages is one access: it counts its first line only, as a
+  // read straddling two lines inside a page does (the header says so).
+  std::uint64_t word = 0;
+  const auto straddle = TraceLines({buffer.data, buffer.size}, [&] {
+    // One instruction, whatever the optimiser would make of a memcpy.
+    asm volatile("movq (%1), %0" : "=r"(word) : "r"(buffer.data + 4092) : "memory");
+    KeepWord(word);
+  });
+  ASSERT_TRUE(straddle.has_value());
+  EXPECT_EQ(straddle->size(), 1u);
+  // The region is readable and writable again after the session.
+  buffer.data[4097] = 7;
+  EXPECT_EQ(buffer.data[4097], 7);
 }
 
 TEST(LineTracer, CodeThatReadsNothingTouchesNoLine) {

@@ -81,9 +81,10 @@ void PutLineCounts(const F& filter, const QuerySet& queries, std::size_t lookups
     if constexpr (requires { { filter.bytes() } -> std::convertible_to<std::span<const std::uint8_t>>; }) {
       total = 0;
       most = 0;
+      LineTraceSession session(filter.bytes());
       for (std::size_t i = 0; i < std::min(lookups, keys.size()); ++i) {
         const std::uint64_t key = keys[i];
-        const auto lines = TraceLines(filter.bytes(), [&] { KeepAlive(filter.contains(key)); });
+        const auto lines = session.Trace([&] { KeepAlive(filter.contains(key)); });
         if (!lines) {
           total.reset();
           break;
