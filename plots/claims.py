@@ -659,13 +659,20 @@ CLAIMS += (
 IN_CACHE = ("measured at n = 10^6 (about 1.5 MB of filter, inside this machine's caches); the abstract"
             " names no size, so the comparison decides, but out of cache, where one cache line per lookup"
             " is what these designs save, the ratios may differ")
+
+
+def in_cache_comparison(made_by: str, paper: str, words: str, number: str, filters: str) -> Claim:
+    """A paper's speed comparison judged by the fill_step check of the same words (dynamic_papers
+    names its checks "<paper>: <words>"), measured at n = 10^6 only."""
+    return Claim(SURVEY, made_by, words, number, (Measure("fill_step", f"{paper}: {words}"),), IN_CACHE,
+                 kind=COMPARISON, conditions=Conditions(filters=filters))
+
+
 CLAIMS += (
-    Claim(SURVEY, reference.VQF_PAPER, "2× faster for inserts compared to the Morton filter", "2×",
-          (Measure("fill_step", "VQF paper: 2× faster for inserts"),), IN_CACHE, kind=COMPARISON,
-          conditions=Conditions(filters="vqf8 against morton")),
-    Claim(SURVEY, reference.VQF_PAPER, "similar lookup performance as the cuckoo filter", "–",
-          (Measure("fill_step", "VQF paper: similar lookup performance"),), IN_CACHE, kind=COMPARISON,
-          conditions=Conditions(filters="vqf8 against cuckoo12")),
+    in_cache_comparison(reference.VQF_PAPER, "VQF paper", "2× faster for inserts compared to the Morton filter",
+                        "2×", "vqf8 against morton"),
+    in_cache_comparison(reference.VQF_PAPER, "VQF paper", "similar lookup performance as the cuckoo filter", "–",
+                        "vqf8 against cuckoo12"),
     Claim(SURVEY, reference.VQF_PAPER, "similar deletion performance as the cuckoo filter", "–",
           (Measure("fill_step", "VQF paper: similar deletion performance", like_for_like=False,
                    unlike="our portable build, whose block operations are not the paper's SIMD ones; the"
@@ -680,15 +687,9 @@ CLAIMS += (
     Claim(SURVEY, reference.VQF_PAPER, "insertion throughput scales 3× with four threads compared to a single"
           " thread", "3×", missing="no threads kind yet (issue 24), and this machine has two cores",
           kind=COMPARISON, conditions=Conditions(workload="4 threads", filters="the thread-safe VQF")),
-    Claim(SURVEY, reference.MORTON_PAPER, "lookup throughput 1.3× to 2.5× the cuckoo filter's", "1.3×–2.5×",
-          (Measure("fill_step", "Morton filter paper: lookup throughput"),), IN_CACHE, kind=COMPARISON,
-          conditions=Conditions(filters="morton against cuckoo12")),
-    Claim(SURVEY, reference.MORTON_PAPER, "insertion throughput 0.9× to 15.5× the cuckoo filter's", "0.9×–15.5×",
-          (Measure("fill_step", "Morton filter paper: insertion throughput"),), IN_CACHE, kind=COMPARISON,
-          conditions=Conditions(filters="morton against cuckoo12")),
-    Claim(SURVEY, reference.MORTON_PAPER, "deletion throughput 1.3× to 1.6× the cuckoo filter's", "1.3×–1.6×",
-          (Measure("fill_step", "Morton filter paper: deletion throughput"),), IN_CACHE, kind=COMPARISON,
-          conditions=Conditions(filters="morton against cuckoo12")),
+    *(in_cache_comparison(reference.MORTON_PAPER, "Morton filter paper", f"{what} throughput {number.replace('×–', '× to ')}"
+                          " the cuckoo filter's", number, "morton against cuckoo12")
+      for what, number in (("lookup", "1.3×–2.5×"), ("insertion", "0.9×–15.5×"), ("deletion", "1.3×–1.6×"))),
     Claim(SURVEY, reference.MORTON_PAPER, "comparable to slightly less space than cuckoo filters for the same ε",
           "–", (Measure("fill_step", "Morton filter paper: comparable to slightly less space"),),
           "Our morton (FastFilter's configuration) and cuckoo12 differ in FPR (0.3% and 0.2%): morton's"

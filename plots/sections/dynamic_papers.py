@@ -65,12 +65,15 @@ def sample_totals(rows: pd.DataFrame, field: str) -> tuple[float, float, float] 
     return (mean, mean, mean)
 
 
+def step_near(rows: pd.DataFrame, fill: float) -> pd.Series | None:
+    """The step line closest to a fill (fill_step.at_fill's rule; that module imports this one)."""
+    return None if rows.empty else rows.loc[(rows["fill"] - fill).abs().idxmin()]
+
+
 def step_timing(rows: pd.DataFrame, fill: float, field: str) -> tuple[float, float, float] | None:
     """(median, min, max) ns of the step closest to a fill."""
-    if rows.empty:
-        return None
-    row = rows.loc[(rows["fill"] - fill).abs().idxmin()]
-    if stats.is_missing(row.get(field)):
+    row = step_near(rows, fill)
+    if row is None or stats.is_missing(row.get(field)):
         return None
     low, high = row.get(f"{field}_min"), row.get(f"{field}_max")
     value = float(row[field])
@@ -233,11 +236,8 @@ def prefix_checks(judge: Judge, native, steps: pd.DataFrame, cells: pd.DataFrame
                             f" {float(theirs['bits_per_key']):.2f} bits/key, exact", baseline=None)
     bound = 1 / math.sqrt(2 * math.pi * 25)
     for name in PREFIXES:
-        rows = fill_rows(steps, name)
-        if rows.empty or "prefix_keys_to_spare_fraction" not in rows:
-            continue
-        full = rows.loc[(rows["fill"] - 1.0).abs().idxmin()]
-        if not stats.is_missing(full.get("prefix_keys_to_spare_fraction")):
+        full = step_near(fill_rows(steps, name), 1.0)
+        if full is not None and not stats.is_missing(full.get("prefix_keys_to_spare_fraction")):
             value = float(full["prefix_keys_to_spare_fraction"])
             judge.ratio(paper, "keys forwarded to the spare at most n / sqrt(2 pi k)",
                         f"{name} share of keys sent to the spare", (value, value, value), (0.0, bound), 0.0,
