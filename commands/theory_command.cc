@@ -78,6 +78,7 @@ constexpr ArgSpec kRemainderBits{"remainder_bits", 1, 64, false, false, true};
 constexpr ArgSpec kMetadataBits{"metadata_bits", 0, 64, false, false, false};
 constexpr ArgSpec kOverhead{"overhead", 0, kNoLimit, false, false, false};
 constexpr ArgSpec kArity{"arity", 3, 4, false, false, true};
+constexpr ArgSpec kZeroSlots{"zero_slots", 0, kMaxCount, false, false, true};
 // Blocked Bloom's Poisson sum runs over about 512/B terms: below 1 bit/key it grows without use.
 constexpr ArgSpec kBlockedBitsPerKey{"bits_per_key", 1, kNoLimit, false, false, false};
 constexpr ArgSpec kHashProbes{"hash_probes", 1, 64, false, false, true};
@@ -245,6 +246,21 @@ const std::vector<Formula>& Formulas() {
        {kKeysPerKey, kFingerprintBits},
        {"bits_per_key"},
        [](Point a) { return Values{XorBitsPerKey(a[0], Whole(a[1]))}; }},
+      {"xor_plus_bits",
+       "Xor+: (k (1.23 n + 32 - z) + 1.25 (1.23 n + 32) / 3) / n, z the first block's zero slots "
+       "(a statistic of the peel: the paper has no closed form for it)",
+       {kKeysPerKey, kFingerprintBits, kZeroSlots},
+       {"bits_per_key"},
+       [](Point a) {
+         // z counts slots of the first block, a third of XOR's 1.23 n + 32.
+         const double first_block = (kXorSlotsPerKey * a[0] + kXorExtraSlots) / 3;
+         if (a[2] > first_block) {
+           throw InputError("xor_plus_bits: zero_slots must be at most the first block's " +
+                            std::to_string(static_cast<long long>(first_block)) + " slots, got " +
+                            std::to_string(static_cast<long long>(a[2])));
+         }
+         return Values{XorPlusBitsPerKey(a[0], Whole(a[1]), a[2])};
+       }},
       {"binary_fuse",
        "binary fuse curve: size factor(n) log2(1/eps)",
        {kFpr, kKeysStored, kArity},

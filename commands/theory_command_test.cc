@@ -15,6 +15,8 @@
 
 #include "commands/binary_test_support.h"
 #include "filters/theory_formulas.h"
+#include "filters/xor_plus.h"
+#include "workloads/keys.h"
 
 namespace {
 
@@ -84,6 +86,23 @@ TEST_F(Theory, AnswersAreTheFormulasValuesToTheLastBit) {
   ASSERT_EQ(curve.status, 0) << curve.err;
   EXPECT_EQ(Lines(curve.out)[0]["values"]["bits_per_key"][0].get<double>(),
             amq::BlockedBloomBitsPerKey(0.01));
+}
+
+// Xor+'s space has no closed form in its paper: the formula takes the first block's zero slots,
+// a statistic of the build, and with a built filter's count it gives that filter's theory.
+TEST_F(Theory, XorPlusSpaceFromABuildsZeroSlots) {
+  const std::size_t n = 20000;
+  const amq::Workload w = amq::MakeWorkload("uniform", n, 0, 7);
+  const amq::XorPlus8 filter = amq::XorPlus8::build(w.keys, amq::FilterParams{});
+  const std::size_t zeros = filter.first_block_zero_slots();
+  ASSERT_GT(zeros, n / 10);  // most of XOR's 0.23 n spare slots land in the first block
+  const Outcome o = Ask("xor_plus_bits", R"({"keys": 20000, "fingerprint_bits": 8, "zero_slots": )" +
+                                             std::to_string(zeros) + "}");
+  ASSERT_EQ(o.status, 0) << o.err;
+  EXPECT_EQ(Lines(o.out)[0]["values"]["bits_per_key"][0].get<double>(), filter.theory().bits_per_key);
+  // More zero slots than the first block holds is bad input (20,000 keys: 8,210 slots a block).
+  ExpectRefused(Ask("xor_plus_bits", R"({"keys": 20000, "fingerprint_bits": 8, "zero_slots": 8211})"),
+                "xor_plus_bits: zero_slots must be at most the first block's 8210 slots, got 8211");
 }
 
 TEST_F(Theory, SeveralOutputsAndCountsAsIntegers) {
