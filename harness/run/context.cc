@@ -16,6 +16,7 @@
 #include "harness/cell/perf_counters.h"
 #include "harness/cell/cache_sizes.h"
 #include "harness/run/result_file.h"
+#include "harness/run/scheduler.h"
 
 namespace amq {
 namespace {
@@ -108,6 +109,7 @@ Json RunContext(const std::string& command_line, std::uint64_t seed) {
   context["command_line"] = command_line;
   context["time_utc"] = UtcNow();
   context["seed"] = seed;
+  AddSchedulerContext(context, host);
   return context;
 }
 

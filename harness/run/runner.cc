@@ -17,6 +17,7 @@
 #include "core/errors.h"
 #include "harness/cell/process_memory.h"
 #include "harness/run/result_writer.h"
+#include "harness/run/scheduler.h"
 #include "harness/run/schema.h"
 
 namespace amq {
@@ -147,7 +148,7 @@ void CheckFitsInMemory(ExperimentPlan& plan, const Shard& shard, bool allow) {
     }
   }
   if (!largest) return;
-  const std::optional<AvailableMemory> available = AvailableMemoryBytes();
+  const std::optional<AvailableMemory> available = AvailableMemoryForRun();
   if (!available || most.total() <= available->bytes) return;
   const std::string what =
       "cell '" + cells[*largest].label + "' needs about " + FormatBytes(double(most.total())) +

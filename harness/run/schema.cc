@@ -149,6 +149,11 @@ const std::vector<FieldSpec> kContextFields = {
     {"command_line", "string", "", "the amqbench command line", "context"},
     {"time_utc", "string", "", "when the file was started", "context"},
     {"seed", "integer", "", "the run's base seed", "context"},
+    {"scheduler", "string|null", "", "the batch scheduler that started the run: slurm (SLURM_JOB_ID set) or kubernetes (in a pod); null outside one (harness/run/scheduler.h)", "context"},
+    {"scheduler_job_id", "string|null", "", "the scheduler's job: Slurm's SLURM_ARRAY_JOB_ID (shared by an array's tasks), else SLURM_JOB_ID; Kubernetes' AMQ_JOB_ID (scripts/k8s_indexed_job.yaml sets it to the job's name); null where not known", "context"},
+    {"scheduler_task_id", "string|null", "", "the task within the job: SLURM_ARRAY_TASK_ID, or an Indexed Job's JOB_COMPLETION_INDEX; null outside an array or Indexed Job", "context"},
+    {"node", "string", "", "the machine the run ran on: the scheduler's node name (SLURMD_NODENAME, Kubernetes' AMQ_NODE_NAME), else host_name; amqbench merge tells hosts apart by it", "context"},
+    {"merged_from", "array", "", "in a file amqbench merge wrote: per shard, its shard (K/N), node, host_name, scheduler, scheduler_job_id, scheduler_task_id and the cell_ids it ran (the rest of this context is the first shard's); absent otherwise", "context"},
     {"machine", "object", "", "with --machine (run, suite): this host briefly measured (amqbench machine --quick): levels (the latency curve's plateaus), random_lines_per_second and sequential_bytes_per_second at the largest size, huge_pages; absent otherwise", "context"},
 };
 
