@@ -28,6 +28,7 @@
 #include "harness/run/result_file.h"
 #include "harness/run/result_writer.h"
 #include "harness/run/runner.h"
+#include "harness/run/scheduler.h"
 #include "harness/suite/suite.h"
 
 namespace amq {
@@ -148,7 +149,7 @@ void CheckJobsFitInMemory(const Suite& suite, const std::vector<std::size_t>& ch
       }
     }
   }
-  const std::optional<AvailableMemory> available = AvailableMemoryBytes();
+  const std::optional<AvailableMemory> available = AvailableMemoryForRun();
   if (!available || largest * std::uint64_t(jobs) <= available->bytes) return;
   const std::string what = "--jobs " + std::to_string(jobs) + " may run " + std::to_string(jobs) +
                            " cells like '" + which + "' at once, about " +
@@ -165,6 +166,7 @@ int SuiteCommand(const Args& args) {
   bool quick = false, full = false, resume = false, list = false, force = false, allow_oversubscribe = false;
   bool machine = false;
   int jobs = 1;
+  std::optional<int> shard_count;
   po::options_description options(
       "amqbench suite FILE: run every experiment of a suite file (suites/default.toml) into one\n"
       "directory, <out-dir>/<id>.jsonl each (Google Benchmark's <id>.json for micro), with\n"
@@ -178,7 +180,12 @@ int SuiteCommand(const Args& args) {
       "out-dir", po::value(&out_dir), "where results go (default results, or results/quick with --quick)")(
       "resume", po::bool_switch(&resume),
       "keep the cells already recorded in out-dir and run only the others (after Ctrl-C, a reboot, a kill)")(
-      "shard", po::value(&shard_text), "K/N: run a deterministic 1/N of the cells, balanced by cost (join with amqbench merge)")(
+      "shard", po::value(&shard_text),
+      "K/N: run a deterministic 1/N of the cells, balanced by cost (join with amqbench merge); auto: "
+      "this task's shard of a Slurm job array or a Kubernetes Indexed Job (README.md, \"Sweeps on a scheduler\")")(
+      "shard-count", po::value<int>()->notifier([&](int n) { shard_count = n; }),
+      "with --shard auto: N, the shard count, where the scheduler does not say it (a Kubernetes Indexed Job's "
+      "completions; AMQ_SHARD_COUNT also sets it); under Slurm, checked against the array's tasks")(
       "micro-native", po::value(&micro_native)->default_value(micro_native),
       "amqbench_micro of a -DAMQ_MARCH_NATIVE=ON build, for micro experiments with build = \"native\"")(
       "force", po::bool_switch(&force), "replace finished result files in out-dir (without it, and without --resume, they are kept and the suite refuses)")(
@@ -197,12 +204,14 @@ int SuiteCommand(const Args& args) {
   const po::variables_map vm = ParseOptions("suite", args, options, positional);
   if (vm.count("help")) {
     std::cout << "usage: amqbench suite FILE [--quick] [--only ID,...] [--out-dir DIR] [--resume] "
-                 "[--shard K/N]\n"
+                 "[--shard K/N | --shard auto [--shard-count N]]\n"
               << options << "\n" << KindsHelp();
     return 0;
   }
   if (file.empty()) throw InputError("suite needs a suite file (e.g. suites/default.toml)");
-  const Shard shard = ParseShard(shard_text);
+  if (shard_count && shard_text != "auto") throw InputError("--shard-count goes with --shard auto only");
+  const Shard shard = shard_text == "auto" ? ShardFromScheduler(shard_count) : ParseShard(shard_text);
+  SlurmMemoryBytes();  // a bad SLURM_MEM_PER_NODE is refused before anything runs, estimated or not
   if (quick && full) throw InputError("--quick and --full do not combine");
   if (jobs < 1 || jobs > 64) throw InputError("--jobs must be 1 to 64, got " + std::to_string(jobs));
   if (jobs > 1 && shard.active()) throw InputError("--jobs and --shard do not combine: --jobs shards the untimed experiments itself");
@@ -450,7 +459,38 @@ int ShardCount(const std::string& dir, const std::string& part) {
   return n;
 }
 
-int MergeShards(const std::string& out_dir, const std::vector<std::string>& shards) {
+// The host a shard's context names: its node (the scheduler's name for the machine), or, in a
+// file from before that field, its host name.
+std::string NodeOf(const Json& context) {
+  if (context.contains("node") && context["node"].is_string()) return context["node"];
+  return context.value("host_name", std::string("unknown"));
+}
+
+// Where a shard ran, for the merged manifest and files: which shard, node and scheduler task.
+Json ShardOrigin(const std::string& part, const Json& context) {
+  Json origin = {{"shard", part}, {"node", NodeOf(context)}, {"host_name", context.value("host_name", Json(nullptr))}};
+  for (const char* key : {"scheduler", "scheduler_job_id", "scheduler_task_id"}) {
+    origin[key] = context.value(key, Json(nullptr));
+  }
+  return origin;
+}
+
+// The first line of a result file, its header; null where it is missing or not JSON (the
+// merge proper then refuses the file with its reason).
+Json ResultHeader(const fs::path& path) {
+  std::ifstream in(path);
+  std::string first;
+  std::getline(in, first);
+  return Json::parse(first, nullptr, /*allow_exceptions=*/false);
+}
+
+std::string JoinSet(const std::set<std::string>& words) {
+  std::string text;
+  for (const std::string& w : words) text += (text.empty() ? "" : ", ") + w;
+  return text;
+}
+
+int MergeShards(const std::string& out_dir, const std::vector<std::string>& shards, bool allow_mixed_hosts) {
   // The shards must be the N parts of one run: same suite file and quick flag, same build.
   std::vector<Json> manifests;
   std::set<std::string> parts;
@@ -482,6 +522,32 @@ int MergeShards(const std::string& out_dir, const std::vector<std::string>& shar
   if (static_cast<int>(parts.size()) != count) {
     throw InputError("merge needs all " + std::to_string(count) + " shards, got " + std::to_string(parts.size()));
   }
+  // Timings taken on two machines are not one measurement: an experiment whose report reads
+  // timings (timed, the default) is merged from one host only, unless --allow-mixed-hosts.
+  // Checked for every experiment before the first file is written.
+  std::set<std::string> hosts;
+  Json origins = Json::array();
+  for (const Json& m : manifests) {
+    hosts.insert(NodeOf(m["context"]));
+    origins.push_back(ShardOrigin(m["suite"]["shard"], m["context"]));
+  }
+  for (const Json& entry : manifests.front()["experiments"]) {
+    if (allow_mixed_hosts || hosts.size() < 2) break;
+    const std::string name = entry["file"];
+    std::set<std::string> file_hosts;
+    bool timed = true;
+    for (const std::string& dir : shards) {
+      const Json header = ResultHeader(fs::path(dir) / name);
+      if (!header.is_object() || !header.contains("context")) continue;
+      file_hosts.insert(NodeOf(header["context"]));
+      timed = timed && header.contains("experiment") && header["experiment"].value("timed", true);
+    }
+    if (timed && file_hosts.size() > 1) {
+      throw InputError(name + ": its timed cells come from " + std::to_string(file_hosts.size()) + " hosts (" +
+                       JoinSet(file_hosts) + "), whose timings one file cannot compare; rerun on one host, or "
+                       "merge anyway with --allow-mixed-hosts");
+    }
+  }
 
   std::error_code made;
   fs::create_directories(out_dir, made);
@@ -489,6 +555,8 @@ int MergeShards(const std::string& out_dir, const std::vector<std::string>& shar
   Json merged = manifests.front();
   merged["suite"]["shard"] = nullptr;
   merged["experiments"] = Json::array();
+  merged["hosts"] = hosts;
+  merged["merged_from"] = origins;
   double wall = 0;
   for (const Json& m : manifests) wall = std::max(wall, m.value("wall_seconds", 0.0));
   merged["wall_seconds"] = wall;
@@ -524,6 +592,8 @@ int MergeShards(const std::string& out_dir, const std::vector<std::string>& shar
     // Every shard's lines, grouped by cell; written back in the plan's order.
     Json header;
     std::map<std::string, std::vector<Json>> by_cell;
+    std::set<std::string> file_hosts;
+    Json merged_from = Json::array();
     for (const std::string& dir : present) {
       Json h;
       bool complete = false;
@@ -531,6 +601,13 @@ int MergeShards(const std::string& out_dir, const std::vector<std::string>& shar
       if (!complete) throw InputError(dir + "/" + name + " is unfinished");
       if (header.is_null()) header = h;
       if (h["cells"] != header["cells"]) throw InputError(dir + "/" + name + " plans other cells");
+      file_hosts.insert(NodeOf(h["context"]));
+      Json origin = ShardOrigin(h["suite"]["shard"], h["context"]);
+      origin["cells"] = Json::array();
+      for (const Json& line : lines) {
+        if (line.value("record", "") == "cell") origin["cells"].push_back(line["cell_id"]);
+      }
+      merged_from.push_back(std::move(origin));
       // Grouped by cell_id: a cell's trial rows carry their own seeds (the cell's seed + trial).
       std::set<std::string> seen_here;
       for (const Json& line : lines) {
@@ -542,7 +619,9 @@ int MergeShards(const std::string& out_dir, const std::vector<std::string>& shar
         by_cell[id].push_back(line);
       }
     }
+    out_entry["hosts"] = file_hosts;
     header["suite"]["shard"] = nullptr;
+    header["context"]["merged_from"] = std::move(merged_from);
     ResultWriter writer = ResultWriter::Create(target, header);
     std::size_t cells = 0;
     for (const Json& id : header["cells"]) {
@@ -557,6 +636,8 @@ int MergeShards(const std::string& out_dir, const std::vector<std::string>& shar
   }
   WriteJsonAtomically((fs::path(out_dir) / kManifest).string(), merged);
   std::fprintf(stderr, "amqbench: merged %zu shards into %s\n", shards.size(), out_dir.c_str());
+  std::printf("merged %zu shards from %zu host%s: %s\n", shards.size(), hosts.size(), hosts.size() == 1 ? "" : "s",
+              JoinSet(hosts).c_str());
   return 0;
 }
 
@@ -565,11 +646,15 @@ int MergeShards(const std::string& out_dir, const std::vector<std::string>& shar
 int MergeCommand(const Args& args) {
   std::string out_dir;
   std::vector<std::string> shards;
+  bool allow_mixed_hosts = false;
   po::options_description options(
       "amqbench merge --out-dir DIR SHARD_DIR...: join the output directories of `amqbench suite\n"
       "--shard K/N` runs (every K of one N, same suite file, same build) into the files one\n"
-      "unsharded run would have written.\nOptions");
+      "unsharded run would have written; says on stdout which hosts the shards ran on.\nOptions");
   options.add_options()("help,h", "this text")("out-dir", po::value(&out_dir), "where the merged files go")(
+      "allow-mixed-hosts", po::bool_switch(&allow_mixed_hosts),
+      "merge an experiment whose report reads timings (timed) from shards that ran on different hosts "
+      "(refused without it; the merged manifest and each file's context.merged_from say which cells ran where)")(
       "shards", po::value(&shards)->multitoken(), "the shard output directories");
   po::positional_options_description positional;
   positional.add("shards", -1);
@@ -583,7 +668,7 @@ int MergeCommand(const Args& args) {
   // A shard's manifest or result file with a field missing or of the wrong type (damaged, or
   // written by something else) is bad input, not an internal error.
   try {
-    return MergeShards(out_dir, shards);
+    return MergeShards(out_dir, shards, allow_mixed_hosts);
   } catch (const Json::exception& e) {
     throw InputError("merge: a shard's files are not what `amqbench suite --shard` writes (" +
                      std::string(e.what()) + ")");

@@ -1,7 +1,8 @@
 // commands/suite_command_test.cc - `amqbench suite` and `amqbench merge` from the outside: the
 // default suite parses (full and quick), every kind of bad suite file is refused with its file,
 // line and key, an interrupted suite (SIGINT or SIGKILL) resumes to every cell exactly once,
-// and two shards merged equal one unsharded run on every deterministic field.
+// two shards merged equal one unsharded run on every deterministic field, and --shard auto reads
+// a scheduler's shard and merge refuses timed cells from two hosts.
 #include <gtest/gtest.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -13,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <set>
@@ -352,6 +354,125 @@ TEST_F(Suite, TwoShardsMergedEqualOneRun) {
     EXPECT_EQ(o.status, 2) << bad << ": " << o.err;
     EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << o.err;
   }
+}
+
+// Environment variables set for the commands a test runs, and put back after it. Every
+// scheduler's variable is cleared first, so the tests see the same environment inside a Slurm
+// job or a pod as outside one.
+class ScopedEnvironment {
+ public:
+  explicit ScopedEnvironment(const std::map<std::string, std::string>& variables) {
+    for (const char* name : {"SLURM_JOB_ID", "SLURM_ARRAY_JOB_ID", "SLURM_ARRAY_TASK_ID", "SLURM_ARRAY_TASK_MIN",
+                             "SLURM_ARRAY_TASK_MAX", "SLURM_ARRAY_TASK_STEP", "SLURM_ARRAY_TASK_COUNT",
+                             "SLURMD_NODENAME", "SLURM_MEM_PER_NODE", "JOB_COMPLETION_INDEX", "AMQ_SHARD_COUNT",
+                             "AMQ_JOB_ID", "AMQ_NODE_NAME", "KUBERNETES_SERVICE_HOST"}) {
+      Save(name);
+      unsetenv(name);
+    }
+    for (const auto& [name, value] : variables) {
+      Save(name);
+      setenv(name.c_str(), value.c_str(), 1);
+    }
+  }
+  ~ScopedEnvironment() {
+    for (const auto& [name, value] : saved_) {
+      if (value) {
+        setenv(name.c_str(), value->c_str(), 1);
+      } else {
+        unsetenv(name.c_str());
+      }
+    }
+  }
+  ScopedEnvironment(const ScopedEnvironment&) = delete;
+  ScopedEnvironment& operator=(const ScopedEnvironment&) = delete;
+
+ private:
+  void Save(const std::string& name) {
+    if (saved_.count(name)) return;
+    const char* value = std::getenv(name.c_str());
+    saved_[name] = value ? std::optional<std::string>(value) : std::nullopt;
+  }
+  std::map<std::string, std::optional<std::string>> saved_;
+};
+
+// What Slurm sets in task `id` of sbatch --array=1-2 on node `node`.
+std::map<std::string, std::string> SlurmArrayTask(int id, const std::string& node) {
+  return {{"SLURM_JOB_ID", std::to_string(500 + id)}, {"SLURM_ARRAY_JOB_ID", "500"},
+          {"SLURM_ARRAY_TASK_ID", std::to_string(id)}, {"SLURM_ARRAY_TASK_MIN", "1"},
+          {"SLURM_ARRAY_TASK_MAX", "2"}, {"SLURM_ARRAY_TASK_COUNT", "2"}, {"SLURMD_NODENAME", node}};
+}
+
+// --shard auto takes the shard from a Slurm array task or an Indexed Job's index and records
+// where it ran; merge says which hosts it joined and refuses timed cells from two unless asked.
+// A scheduler's bad variable, or none, is one line and exit status 2.
+TEST_F(Suite, ShardAutoFromASchedulerAndMergeByHost) {
+  const std::string suite = kSource + "/commands/testdata/small_suite.toml";
+  const fs::path one = dir_ / "one", two = dir_ / "two", pod = dir_ / "pod", merged = dir_ / "merged";
+  const auto run = [&](const std::map<std::string, std::string>& variables, const std::string& args) {
+    const ScopedEnvironment environment(variables);
+    return Run(args);
+  };
+  const Outcome first = run(SlurmArrayTask(1, "n1"), "suite " + suite + " --shard auto --out-dir " + one.string());
+  const Outcome second = run(SlurmArrayTask(2, "n1"), "suite " + suite + " --shard auto --out-dir " + two.string());
+  ASSERT_EQ(first.status, 0) << first.err;
+  ASSERT_EQ(second.status, 0) << second.err;
+  const json manifest = json::parse(ReadFile(two / "suite_run.json"));
+  EXPECT_EQ(manifest["suite"]["shard"], "2/2");
+  EXPECT_EQ(manifest["context"]["scheduler"], "slurm");
+  EXPECT_EQ(manifest["context"]["scheduler_job_id"], "500");
+  EXPECT_EQ(manifest["context"]["scheduler_task_id"], "2");
+  EXPECT_EQ(manifest["context"]["node"], "n1");
+  EXPECT_EQ(Lines(two).at("grid.jsonl").front()["context"]["scheduler_task_id"], "2");
+  const Outcome joined = run({}, "merge --out-dir " + merged.string() + " " + one.string() + " " + two.string());
+  ASSERT_EQ(joined.status, 0) << joined.err;
+  EXPECT_EQ(joined.out, "merged 2 shards from 1 host: n1\n");
+  const json merged_manifest = json::parse(ReadFile(merged / "suite_run.json"));
+  EXPECT_EQ(merged_manifest["hosts"], json({"n1"}));
+  EXPECT_EQ(merged_manifest["merged_from"][1]["scheduler_task_id"], "2");
+  // Each merged file names the shard, task and node every cell ran on.
+  const json grid = Lines(merged).at("grid.jsonl").front();
+  std::size_t cells = 0;
+  for (const json& origin : grid["context"]["merged_from"]) cells += origin["cells"].size();
+  EXPECT_EQ(cells, grid["cells"].size());
+
+  // Shard 2/2 again, as the second pod of an Indexed Job on another node: not merged with n1's.
+  const Outcome indexed = run({{"JOB_COMPLETION_INDEX", "1"}, {"AMQ_SHARD_COUNT", "2"}, {"AMQ_NODE_NAME", "k2"}},
+                              "suite " + suite + " --shard auto --out-dir " + pod.string());
+  ASSERT_EQ(indexed.status, 0) << indexed.err;
+  EXPECT_EQ(json::parse(ReadFile(pod / "suite_run.json"))["context"]["scheduler"], "kubernetes");
+  const Outcome mixed = run({}, "merge --out-dir " + (dir_ / "mixed").string() + " " + one.string() + " " + pod.string());
+  EXPECT_EQ(mixed.status, 2);
+  EXPECT_NE(mixed.err.find("come from 2 hosts (k2, n1)"), std::string::npos) << mixed.err;
+  EXPECT_EQ(std::count(mixed.err.begin(), mixed.err.end(), '\n'), 1) << mixed.err;
+  EXPECT_FALSE(fs::exists(dir_ / "mixed")) << "a refused merge wrote files";
+  const Outcome allowed = run({}, "merge --allow-mixed-hosts --out-dir " + (dir_ / "mixed").string() + " " +
+                                      one.string() + " " + pod.string());
+  ASSERT_EQ(allowed.status, 0) << allowed.err;
+  EXPECT_EQ(allowed.out, "merged 2 shards from 2 hosts: k2, n1\n");
+
+  // Neither scheduler, or a bad variable: one line, exit status 2, nothing written.
+  const fs::path refused = dir_ / "refused";
+  const std::vector<std::pair<std::map<std::string, std::string>, std::string>> bad = {
+      {{}, "neither is set"},
+      {{{"SLURM_ARRAY_TASK_ID", "two"}, {"SLURM_ARRAY_TASK_MIN", "1"}, {"SLURM_ARRAY_TASK_MAX", "2"}},
+       "SLURM_ARRAY_TASK_ID must be a whole number, got 'two'"},
+      {{{"SLURM_ARRAY_TASK_ID", "3"}, {"SLURM_ARRAY_TASK_MIN", "1"}, {"SLURM_ARRAY_TASK_MAX", "2"}},
+       "SLURM_ARRAY_TASK_ID=3 is not a task of the array 1..2"},
+      {{{"SLURM_ARRAY_TASK_ID", "1"}, {"SLURM_ARRAY_TASK_MIN", "1"}}, "neither SLURM_ARRAY_TASK_MAX nor"},
+      {{{"JOB_COMPLETION_INDEX", "0"}}, "pass --shard-count N or set AMQ_SHARD_COUNT"},
+      {{{"JOB_COMPLETION_INDEX", "0"}, {"AMQ_SHARD_COUNT", "2"}, {"SLURM_MEM_PER_NODE", "4G"}},
+       "SLURM_MEM_PER_NODE must be a whole number, got '4G'"},
+      {{{"SLURM_MEM_PER_NODE", "1"}}, "1.0 MiB is available (the Slurm job's SLURM_MEM_PER_NODE)"},
+  };
+  for (const auto& [variables, expected] : bad) {
+    const std::string shard = variables.count("SLURM_MEM_PER_NODE") && variables.size() == 1 ? "" : " --shard auto";
+    const Outcome o = run(variables, "suite " + suite + shard + " --out-dir " + refused.string());
+    EXPECT_EQ(o.status, 2) << expected;
+    EXPECT_NE(o.err.find(expected), std::string::npos) << "expected '" << expected << "' in: " << o.err;
+    EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << o.err;
+    EXPECT_FALSE(fs::exists(refused)) << expected;
+  }
+  EXPECT_EQ(run({}, "suite " + suite + " --shard 1/2 --shard-count 2 --list").status, 2);
 }
 
 // --jobs 2 runs the untimed experiments (timed = false) two at a time, then the timed one
