@@ -34,6 +34,27 @@ TEST(Gcs, HoldsEveryKey) {
   }
 }
 
+// contains() decodes a window of codes per load; contains_code_by_code one code per load. They
+// must agree on members and non-members at every Rice parameter: k = 0 (eps = 1/2, many codes
+// per window), k = 7 (eps = 2^-8) and k = 29 (eps = 2^-30: one code per window, most crossing
+// its end).
+TEST(Gcs, WindowedDecodingAnswersAsCodeByCode) {
+  for (double eps : {0.5, 1.0 / 256, std::ldexp(1.0, -30)}) {
+    const std::size_t n = 20000;
+    const auto keys = UniformKeys(11, KeyStream::kMembers, n);
+    const Gcs f = Gcs::build(keys, StaticParams(n, 5, eps));
+    std::size_t disagreements = 0, positives = 0;
+    for (std::uint64_t key : keys) disagreements += f.contains(key) != f.contains_code_by_code(key);
+    for (std::uint64_t key : UniformKeys(11, KeyStream::kNonMembers, 200000)) {
+      const bool answer = f.contains(key);
+      disagreements += answer != f.contains_code_by_code(key);
+      positives += answer;
+    }
+    EXPECT_EQ(disagreements, 0u) << "eps = " << eps << ", k = " << f.rice_bits();
+    if (eps == 0.5) EXPECT_GT(positives, 50000u);  // both answers occur among the non-members
+  }
+}
+
 TEST(Gcs, EmptySetHoldsNothing) {
   const Gcs f = Gcs::build({}, StaticParams(0, 1, 0.01));
   const auto negatives = UniformKeys(2, KeyStream::kNonMembers, 10000);
