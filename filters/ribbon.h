@@ -212,6 +212,54 @@ int BandWithRetries(Banding<Row, kWidth>& banding, std::span<const std::uint64_t
 // side 0, Z = 0 solves the system and would answer "present" to everything; a uniformly random
 // solution makes each column of a non-key's parities a fair coin unless its row lies in the
 // span of the key rows.
+// One block of back-substitution, slots (block + 1) w - 1 down to block w, over `columns`
+// columns of state. kColumns > 0 fixes the count at compile time (then `columns` equals it):
+// the r column states stay in registers and the column loop unrolls, where a run-time count
+// keeps them in memory, a load and a store per column per slot.
+template <int kColumns, class Row, int kWidth>
+inline void BackSubstituteBlock(const Banding<Row, kWidth>& b, std::size_t block, int columns,
+                                std::optional<std::uint64_t> spread, Row* state) {
+  const int count = kColumns > 0 ? kColumns : columns;
+  Row local[kColumns > 0 ? kColumns : 1];
+  Row* st = kColumns > 0 ? local : state;
+  if constexpr (kColumns > 0) std::copy_n(state, kColumns, local);
+  for (std::size_t i = (block + 1) * kWidth; i-- > block * kWidth;) {
+    const Row row = b.rows[i];
+    const std::uint32_t result =
+        spread && row == 0 ? static_cast<std::uint32_t>(MurmurMix64(*spread ^ i)) : b.results[i];
+#pragma GCC unroll 16
+    for (int j = 0; j < count; ++j) {
+      const Row shifted = st[j] << 1;
+      st[j] = shifted | static_cast<Row>(((result >> j) & 1) ^ Parity(shifted & row));
+    }
+  }
+  if constexpr (kColumns > 0) std::copy_n(local, kColumns, state);
+}
+
+// BackSubstituteBlock with 1 to 16 columns dispatched to a compile-time copy, once per block.
+template <class Row, int kWidth, int... kCounts>
+inline void BackSubstituteBlockDispatched(std::integer_sequence<int, kCounts...>,
+                                          const Banding<Row, kWidth>& b, std::size_t block,
+                                          int columns, std::optional<std::uint64_t> spread,
+                                          Row* state) {
+  const bool fixed = ((columns == kCounts + 1 &&
+                       (BackSubstituteBlock<kCounts + 1>(b, block, columns, spread, state), true)) ||
+                      ...);
+  if (!fixed) BackSubstituteBlock<0>(b, block, columns, spread, state);
+}
+
+// Z from the last slot down: Z[i] = result[i] XOR <row[i], Z[i+1 .. i+w-1]>, per column.
+// state[j] holds column j of Z[i .. i+w-1] (bit t = Z[i+t]), so each step is a shift, a
+// masked parity and, at a block boundary, a store of the finished block. A block keeps the
+// first layout.columns(b) columns at word layout.offset(b); columns a block does not keep are
+// not computed, which is right only while every later block keeps at least as many (a key
+// reads its start block and the next one). One zero pad block of result_bits words follows:
+// queries of the last block read its "next" block.
+// An empty slot (row 0) is a free variable. Standard Ribbon sets it to 0, as good as any value
+// there. Homogeneous Ribbon (free_seed given) must draw it at random: with every right-hand
+// side 0, Z = 0 solves the system and would answer "present" to everything; a uniformly random
+// solution makes each column of a non-key's parities a fair coin unless its row lies in the
+// span of the key rows.
 template <class Row, int kWidth, class Layout>
 std::vector<Row> BackSubstitute(const Banding<Row, kWidth>& b, std::size_t slots,
                                 int result_bits, const Layout& layout,
@@ -219,20 +267,12 @@ std::vector<Row> BackSubstitute(const Banding<Row, kWidth>& b, std::size_t slots
   const std::size_t blocks = slots / kWidth;
   std::vector<Row> solution(layout.offset(blocks) + result_bits, 0);
   std::vector<Row> state(result_bits, 0);
-  const std::uint64_t spread = free_seed ? SpreadSeed(*free_seed) : 0;
+  const std::optional<std::uint64_t> spread =
+      free_seed ? std::optional<std::uint64_t>(SpreadSeed(*free_seed)) : std::nullopt;
   for (std::size_t block = blocks; block-- > 0;) {
     const int columns = layout.columns(block);
-    for (std::size_t i = (block + 1) * kWidth; i-- > block * kWidth;) {
-      const Row row = b.rows[i];
-      const std::uint32_t result =
-          free_seed && row == 0 ? static_cast<std::uint32_t>(MurmurMix64(spread ^ i))
-                                : b.results[i];
-      for (int j = 0; j < columns; ++j) {
-        Row st = state[j] << 1;
-        st |= static_cast<Row>(((result >> j) & 1) ^ Parity(st & row));
-        state[j] = st;
-      }
-    }
+    BackSubstituteBlockDispatched(std::make_integer_sequence<int, 16>{}, b, block, columns, spread,
+                                  state.data());
     std::copy_n(state.begin(), columns, solution.begin() + layout.offset(block));
   }
   return solution;
