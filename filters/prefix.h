@@ -98,6 +98,14 @@ inline constexpr Path kBuildPath =
     Path::kPortable;
 #endif
 
+// Whether the SIMD kernels below are compiled (x86 with GCC or clang).
+inline constexpr bool kHaveSimdKernels =
+#if defined(AMQ_RSQF_HAVE_BMI2_SELECT)
+    true;
+#else
+    false;
+#endif
+
 // Whether this CPU can run a path (the tests skip the ones it cannot).
 inline bool CpuRuns(Path path) {
 #if defined(AMQ_RSQF_HAVE_BMI2_SELECT)
@@ -177,6 +185,63 @@ inline int SelectBit(std::uint64_t x, int k) {
   return rsqf_detail::SelectPortable(x, k);
 }
 
+// Bit i set when byte i of the 32 bytes at p is at most r: where a sorted run's new remainder
+// goes. Only the SIMD paths insert this way; the portable path scans the run.
+#if defined(AMQ_RSQF_HAVE_BMI2_SELECT)
+__attribute__((target("avx2"))) inline std::uint64_t AtMostBytesAvx2(const std::uint8_t* p,
+                                                                      std::uint8_t r) {
+  const __m256i v = _mm256_load_si256(reinterpret_cast<const __m256i*>(p));
+  // min(v, r) == v exactly where v <= r (AVX2 has no unsigned byte compare).
+  return static_cast<std::uint32_t>(
+      _mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_min_epu8(v, _mm256_set1_epi8(static_cast<char>(r))), v)));
+}
+
+__attribute__((target("avx512f,avx512bw,avx512vl"))) inline std::uint64_t AtMostBytesAvx512(
+    const std::uint8_t* p, std::uint8_t r) {
+  return _mm256_cmple_epu8_mask(_mm256_load_si256(reinterpret_cast<const __m256i*>(p)),
+                                _mm256_set1_epi8(static_cast<char>(r)));
+}
+
+// The 32-byte bin at p rewritten in registers and stored once: bytes at and above `at` move
+// up one (byte 31 falls off: unused in a bin with room, the evicted maximum in a full one), r
+// goes to `at`, and bytes below kHead take `head`'s. One store, so the next read of the bin
+// never waits on a partial-store forward.
+template <int kHead>
+__attribute__((target("avx2"))) inline void InsertByteAvx2(std::uint8_t* p, int at, std::uint8_t r,
+                                                           std::uint64_t head) {
+  const __m256i v = _mm256_load_si256(reinterpret_cast<const __m256i*>(p));
+  // alignr shifts within 128-bit lanes; the low lane, moved under the high one, feeds byte 16.
+  const __m256i up = _mm256_alignr_epi8(v, _mm256_permute2x128_si256(v, v, 0x08), 15);
+  const __m256i index = _mm256_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17,
+                                         18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31);
+  const __m256i at_v = _mm256_set1_epi8(static_cast<char>(at));
+  __m256i out = _mm256_blendv_epi8(v, up, _mm256_cmpgt_epi8(index, at_v));
+  out = _mm256_blendv_epi8(out, _mm256_set1_epi8(static_cast<char>(r)), _mm256_cmpeq_epi8(index, at_v));
+  out = _mm256_blendv_epi8(out, _mm256_set_epi64x(0, 0, 0, static_cast<long long>(head)),
+                           _mm256_cmpgt_epi8(_mm256_set1_epi8(kHead), index));
+  _mm256_store_si256(reinterpret_cast<__m256i*>(p), out);
+}
+
+template <int kHead>
+__attribute__((target("avx512f,avx512bw,avx512vl"))) inline void InsertByteAvx512(
+    std::uint8_t* p, int at, std::uint8_t r, std::uint64_t head) {
+  const __m256i v = _mm256_load_si256(reinterpret_cast<const __m256i*>(p));
+  const __m256i up = _mm256_alignr_epi8(v, _mm256_permute2x128_si256(v, v, 0x08), 15);
+  const __mmask32 above = (0xffffffffu << at) << 1;  // at <= 31: two shifts, never one by 32
+  __m256i out = _mm256_mask_blend_epi8(above, v, up);
+  out = _mm256_mask_set1_epi8(out, __mmask32{1} << at, static_cast<char>(r));
+  out = _mm256_mask_blend_epi8((__mmask32{1} << kHead) - 1, out,
+                               _mm256_set_epi64x(0, 0, 0, static_cast<long long>(head)));
+  _mm256_store_si256(reinterpret_cast<__m256i*>(p), out);
+}
+
+// Bits (prev + 1) and (pos + 1), where pos is the q-th zero of h and prev the (q-1)-th (-1 for
+// q = 0: the zero shifted in below the header stands for it). One PDEP finds both.
+__attribute__((target("bmi,bmi2"))) inline std::uint64_t TwoZerosBmi2(std::uint64_t h, int q) {
+  return _pdep_u64(std::uint64_t{3} << q, ~h << 1 | 1);
+}
+#endif
+
 // A pocket dictionary PD(Q, k, 8) in kBytes bytes: header (Q + k unary-coded bits, then an
 // overflow flag in the header's top bit where there is room) and k one-byte remainders.
 template <int kQ, int kK, int kBytes, Path kPath>
@@ -189,19 +254,26 @@ struct PocketDictionary {
   using Header = std::conditional_t<(kHeaderBytes <= 8), std::uint64_t, unsigned __int128>;
   static_assert(kHeaderBits <= 8 * kHeaderBytes && kHeaderBytes <= 16 && kK < 64);
   static constexpr bool kHasFlag = kHeaderBits < 8 * kHeaderBytes;
+  // The 32-byte bins insert in registers (InsertByteAvx2/Avx512); the portable path, and the
+  // spare's 64-byte bins on every path, scan the run and move bytes with memmove.
+  static constexpr bool kVectorInsert = kHaveSimdKernels && kPath != Path::kPortable && kBytes == 32;
 
   struct alignas(kBytes) Bin {
     std::uint8_t bytes[kBytes] = {};
   };
 
-  static Header Bits(const Bin& b) {
-    Header h = 0;
-    std::memcpy(&h, b.bytes, kHeaderBytes);
-    return h & LowMask(kHeaderBits);
+  // The header as one aligned word (8 or 16 bytes, always inside the bin): a copy of exactly
+  // kHeaderBytes would be assembled on the stack and read back through a stalled forward.
+  static Header Word(const Bin& b) {
+    Header w;
+    std::memcpy(&w, b.bytes, sizeof(Header));
+    return w;
   }
+  static Header Bits(const Bin& b) { return Word(b) & LowMask(kHeaderBits); }
+  // Replaces the header bits, keeping what shares their word (the flag, the first remainders).
   static void StoreBits(Bin& b, Header h) {
-    if constexpr (kHasFlag) h |= Header{Overflowed(b)} << (8 * kHeaderBytes - 1);
-    std::memcpy(b.bytes, &h, kHeaderBytes);
+    const Header w = (Word(b) & ~LowMask(kHeaderBits)) | h;
+    std::memcpy(b.bytes, &w, sizeof(Header));
   }
   static bool Overflowed(const Bin& b) {
     if constexpr (kHasFlag) return b.bytes[kHeaderBytes - 1] >> 7;
@@ -215,11 +287,13 @@ struct PocketDictionary {
 
   static int Count(Header h) { return Popcount(h); }
 
+  // Quotient q's elements sit at header positions j + q (j its element indices), so the match
+  // mask shifted up by q meets the header's run of q exactly where a stored remainder equals r;
+  // the bytes past the stored ones (zeros, which match r = 0) land outside every run.
   static bool Contains(const Bin& b, int q, std::uint8_t r) {
     // The compare does not wait for the header: both start from the loaded bin.
     const std::uint64_t matches = MatchBytes<kPath, kBytes>(b.bytes, r) >> kHeaderBytes;
-    const auto [begin, end] = QuotientRange(Bits(b), q);
-    return ((matches >> begin) & ((std::uint64_t{1} << (end - begin)) - 1)) != 0;
+    return ((Header{matches} << q) & RunOf(Bits(b), q).mask) != 0;
   }
 
   // The largest stored fingerprint (the bin is not empty).
@@ -229,21 +303,14 @@ struct PocketDictionary {
     const int q = BitWidth(h) - 1 - (count - 1);
     return q * 256 + Remainders(b)[count - 1];
   }
+  // The same for a full bin (every overflowed bin is full: nothing leaves a bin but its
+  // maximum, and only for a smaller fingerprint): the last byte, no count needed.
+  static int MaxOfFull(const Bin& b) {
+    return (BitWidth(Bits(b)) - kK) * 256 + b.bytes[kBytes - 1];
+  }
 
   // Adds fingerprint (q, r) to a bin with room, keeping remainders ascending within a quotient.
-  static void Insert(Bin& b, int q, std::uint8_t r) {
-    const Header h = Bits(b);
-    const int count = Count(h);
-    const auto [begin, end] = QuotientRange(h, q);
-    std::uint8_t* rem = Remainders(b);
-    int j = begin;
-    while (j < end && rem[j] <= r) ++j;
-    std::memmove(rem + j + 1, rem + j, count - j);
-    rem[j] = r;
-    const int pos = j + q;
-    const Header below = h & LowMask(pos);
-    StoreBits(b, below | (Header{1} << pos) | ((h ^ below) << 1));
-  }
+  static void Insert(Bin& b, int q, std::uint8_t r) { InsertUnder(b, Bits(b), q, r); }
 
   // Drops the largest fingerprint of a non-empty bin: its one is the header's highest, and only
   // zeros lie above it, so clearing it shifts nothing.
@@ -254,16 +321,30 @@ struct PocketDictionary {
     StoreBits(b, h & ~(Header{1} << (BitWidth(h) - 1)));
   }
 
-  // Element indices [begin, end) of quotient q: q zeros lie before the q-th zero, at position
-  // pos, so end = pos - q; the run of ones just below pos is quotient q's.
-  struct Range {
-    int begin, end;
+  // RemoveMax then Insert of a smaller fingerprint, in one pass: the maximum is the last
+  // remainder, which the insert's move overwrites (memmove) or pushes off the bin (registers).
+  static void ReplaceMax(Bin& b, int q, std::uint8_t r) {
+    const Header h = Bits(b);
+    InsertUnder(b, h & ~(Header{1} << (BitWidth(h) - 1)), q, r);
+  }
+
+  // Quotient q's run: the header positions of its ones, [start, stop) with stop its zero.
+  struct Run {
+    Header mask;
+    int start, stop;
   };
-  static Range QuotientRange(Header h, int q) {
+  static Run RunOf(Header h, int q) {
+#if defined(AMQ_RSQF_HAVE_BMI2_SELECT)
+    if constexpr (sizeof(Header) == 8 && kPath != Path::kPortable) {
+      // two has bits start and stop + 1; the ones in between, shifted back down, are the run.
+      const std::uint64_t two = TwoZerosBmi2(h, q);
+      const std::uint64_t first = two & (0 - two);
+      return {(two - 3 * first) >> 1, std::countr_zero(first), static_cast<int>(std::bit_width(two)) - 2};
+    }
+#endif
     const int pos = SelectZero(h, q);
-    const Header zeros_below = ~h & LowMask(pos);
-    const int previous_zero = BitWidth(zeros_below) - 1;  // -1 when q = 0
-    return {previous_zero + 1 - q, pos - q};
+    const int start = BitWidth(~h & LowMask(pos));  // one past the (q-1)-th zero; 0 for q = 0
+    return {LowMask(pos) & ~LowMask(start), start, pos};
   }
 
   static constexpr Header LowMask(int bits) {
@@ -294,6 +375,52 @@ struct PocketDictionary {
       return k < low_zeros ? SelectBit<kPath>(low, k)
                            : 64 + SelectBit<kPath>(~static_cast<std::uint64_t>(h >> 64), k - low_zeros);
     }
+  }
+
+ private:
+  // Inserts (q, r) into a bin whose header is h (h may have dropped the bin's maximum, whose
+  // byte is then overwritten). The new one goes after the run's remainders <= r, so equal
+  // remainders keep their insertion order and every path writes the same bytes.
+  static void InsertUnder(Bin& b, Header h, int q, std::uint8_t r) {
+    const Run run = RunOf(h, q);
+    int pos;  // the new one's header position; its element index is pos - q
+    if constexpr (kVectorInsert) {
+      // The run is ascending, so its remainders <= r are a prefix of it: count them.
+      const std::uint64_t at_most = AtMost(b.bytes, r) >> kHeaderBytes;
+      pos = run.start + Popcount((Header{at_most} << q) & run.mask);
+    } else {
+      const std::uint8_t* rem = Remainders(b);
+      pos = run.start;
+      while (pos < run.stop && rem[pos - q] <= r) ++pos;
+    }
+    const Header below = h & ((Header{1} << pos) - 1);  // pos < kHeaderBits: no LowMask test
+    const Header header = below | (Header{1} << pos) | ((h ^ below) << 1);
+    const int at = pos - q;
+#if defined(AMQ_RSQF_HAVE_BMI2_SELECT)
+    if constexpr (kVectorInsert) {
+      const Header word = header | (Word(b) & ~LowMask(kHeaderBits));  // keeps the flag
+      if constexpr (kPath == Path::kAvx512) {
+        InsertByteAvx512<kHeaderBytes>(b.bytes, kHeaderBytes + at, r, word);
+      } else {
+        InsertByteAvx2<kHeaderBytes>(b.bytes, kHeaderBytes + at, r, word);
+      }
+      return;
+    }
+#endif
+    std::uint8_t* rem = Remainders(b);
+    std::memmove(rem + at + 1, rem + at, Count(h) - at);
+    rem[at] = r;
+    StoreBits(b, header);
+  }
+
+  static std::uint64_t AtMost(const std::uint8_t* p, std::uint8_t r) {
+#if defined(AMQ_RSQF_HAVE_BMI2_SELECT)
+    if constexpr (kPath == Path::kAvx512) return AtMostBytesAvx512(p, r);
+    if constexpr (kPath == Path::kAvx2) return AtMostBytesAvx2(p, r);
+#endif
+    (void)p;
+    (void)r;
+    return 0;  // not reached: without the kernels every path scans
   }
 };
 
@@ -448,11 +575,11 @@ class PrefixFilter {
   bool insert(std::uint64_t key) {
     const Located l = Locate(key);
     typename Pd::Bin& bin = bins_[l.bin];
-    if (Pd::Count(Pd::Bits(bin)) < Pd::kCapacity) {
+    if (Pd::Count(Pd::Bits(bin)) < Pd::kCapacity) [[likely]] {
       Pd::Insert(bin, l.fp >> 8, static_cast<std::uint8_t>(l.fp));
       return Stored();
     }
-    const int max = Pd::MaxFingerprint(bin);
+    const int max = Pd::MaxOfFull(bin);
     if (l.fp == max) return Stored();  // the bin answers it already
     // The largest of the k + 1 goes to the spare: the new one, or the bin's maximum.
     const int forwarded = std::max(l.fp, max);
@@ -460,10 +587,7 @@ class PrefixFilter {
       ++insert_failures_;
       return false;
     }
-    if (l.fp < max) {
-      Pd::RemoveMax(bin);
-      Pd::Insert(bin, l.fp >> 8, static_cast<std::uint8_t>(l.fp));
-    }
+    if (l.fp < max) Pd::ReplaceMax(bin, l.fp >> 8, static_cast<std::uint8_t>(l.fp));
     Pd::MarkOverflowed(bin);
     ++keys_to_spare_;
     return Stored();
@@ -593,12 +717,15 @@ class PrefixFilter {
             static_cast<int>(((h & 0xffffffffULL) * Pd::kFingerprints) >> 32)};
   }
 
+  // The spare first: a fingerprint above an overflowed bin's maximum cannot be in the bin, and
+  // one at or below it cannot be in the spare (the prefix invariant), so exactly one is read.
   bool Probe(const Located& l) const {
     const typename Pd::Bin& bin = bins_[l.bin];
-    if (Pd::Contains(bin, l.fp >> 8, static_cast<std::uint8_t>(l.fp))) return true;
-    if (!Pd::Overflowed(bin) || l.fp <= Pd::MaxFingerprint(bin)) return false;
-    ++lookups_to_spare_;
-    return spare_.contains(SpareKey(l.bin, l.fp));
+    if (Pd::Overflowed(bin) && l.fp > Pd::MaxOfFull(bin)) [[unlikely]] {
+      ++lookups_to_spare_;
+      return spare_.contains(SpareKey(l.bin, l.fp));
+    }
+    return Pd::Contains(bin, l.fp >> 8, static_cast<std::uint8_t>(l.fp));
   }
 
   static std::uint64_t SpareKey(std::uint64_t bin, int fp) {
