@@ -126,7 +126,7 @@ inline std::string MicroKeysText(const std::vector<std::size_t>& counts) {
 // insert shifts far more; the quotient_load experiment times them against load.
 // A filter timed beside a FastFilter configuration sized otherwise says how, in traits of its
 // own, so the sizing stays one function: another FPR than 1% (FastFilter's HomogRibbon64_8,
-// BalancedRibbon64Pack_8 and GCS run at 2^-8), another load than 0.96 (its Morton filter at 0.95):
+// BalancedRibbon64Pack_8 and GCS run at 2^-8, its CountingBloom10 at 10 counters a key), another load than 0.96 (its Morton filter at 0.95):
 //   static constexpr double kMicroTargetFpr = 1.0 / 256;
 //   static constexpr double kMicroMaxLoad = 0.95;
 struct MicroSizing {
