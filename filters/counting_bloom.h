@@ -36,6 +36,7 @@
 #include <cmath>
 #include <cstdint>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "core/filter.h"
@@ -164,13 +165,32 @@ class CountingBloom {
     }
   }
 
-  bool ContainsHash(std::uint64_t a) const {
+  // k probes; kProbes > 0 fixes k at compile time (then probes_ equals it), so the probe loop
+  // unrolls and every probe's address is computed ahead of the loads.
+  template <int kProbes>
+  bool ContainsHashWith(std::uint64_t a) const {
     const std::uint64_t b = std::rotl(a, 32) | 1;
-    for (int i = 0; i < probes_; ++i, a += b) {
+    const int probes = kProbes > 0 ? kProbes : probes_;
+#pragma GCC unroll 16
+    for (int i = 0; i < probes; ++i, a += b) {
       // Early exit: most absent keys stop at the first or second probe.
       if (Get(ReduceRange(a, counters_)) == 0) return false;
     }
     return true;
+  }
+
+  // k = 1 .. 16 dispatched to a compile-time copy: a branch on the filter's own k, taken the
+  // same way by every lookup.
+  template <int... kCounts>
+  bool ContainsHashDispatched(std::integer_sequence<int, kCounts...>, std::uint64_t a) const {
+    bool answer = false;
+    const bool fixed =
+        ((probes_ == kCounts + 1 && (answer = ContainsHashWith<kCounts + 1>(a), true)) || ...);
+    return fixed ? answer : ContainsHashWith<0>(a);
+  }
+
+  bool ContainsHash(std::uint64_t a) const {
+    return ContainsHashDispatched(std::make_integer_sequence<int, 16>{}, a);
   }
 
   std::uint64_t seed_;

@@ -36,6 +36,29 @@ TEST(CountingBloom, FourBitsPerBloomPosition) {
   EXPECT_EQ(by_bits["hash_probes"].get<int>(), 8);  // round(12 ln 2)
 }
 
+// Lookups run a compile-time copy for k = 1 .. 16 probes and a loop beyond: at every k from 1 to
+// 18 (1.5 to 26 counters a key), every key is found and the FPR of 200,000 non-members lies in
+// the binomial band of the Bloom formula at that k.
+TEST(CountingBloom, EveryProbeCountFindsEveryKeyAtTheTheorysFpr) {
+  const std::size_t n = 4000;
+  const auto keys = UniformKeys(5, KeyStream::kMembers, n);
+  const auto negatives = UniformKeys(5, KeyStream::kNonMembers, 200000);
+  for (int k = 1; k <= 18; ++k) {
+    FilterParams p;
+    p.capacity = n;
+    p.bits_per_key = 4.0 * k / std::log(2.0);  // k / ln 2 counters a key: round(...) = k probes
+    p.seed = 3;
+    CountingBloom filter(p);
+    for (std::uint64_t key : keys) filter.insert(key);
+    ASSERT_EQ(StatsOf(filter)["hash_probes"].get<int>(), k);
+    EXPECT_EQ(CountContained(filter, keys), n) << "false negatives at k = " << k;
+    const Interval band = BinomialBand(negatives.size(), filter.theory().fpr);
+    const auto fp = static_cast<double>(CountContained(filter, negatives));
+    EXPECT_GE(fp, band.low) << "k = " << k;
+    EXPECT_LE(fp, band.high) << "k = " << k;
+  }
+}
+
 TEST(CountingBloom, ErasedKeysLeaveNoFalseNegativesAndTheirBytesGo) {
   constexpr std::size_t kKeys = 20000;
   const auto keys = UniformKeys(4, KeyStream::kMembers, kKeys);
