@@ -81,6 +81,63 @@ TEST(PrefixPocketDictionary, AnswersAsAMultisetOnEveryPath) {
   if (prefix_detail::CpuRuns(Path::kAvx512)) CheckPocketDictionaries<Path::kAvx512>();
 }
 
+// A full bin taking smaller fingerprints in place of its maximum (an insert into a full bin):
+// it keeps the k smallest, and every path writes the portable path's bytes after each step.
+template <int kQ, int kK, int kBytes, Path kPath>
+void CheckReplaceMax(std::uint64_t seed) {
+  using Portable = prefix_detail::PocketDictionary<kQ, kK, kBytes, Path::kPortable>;
+  using Pd = prefix_detail::PocketDictionary<kQ, kK, kBytes, kPath>;
+  XorShift64Star random(seed);
+  for (int round = 0; round < 200; ++round) {
+    typename Portable::Bin expected;
+    typename Pd::Bin bin;
+    std::multiset<int> oracle;
+    // Few distinct values in some rounds, so equal remainders meet.
+    const int spread = round % 3 == 0 ? 6 : Pd::kFingerprints;
+    const int base = static_cast<int>(random.Next() % (Pd::kFingerprints - spread + 1));
+    auto next = [&](int below) { return base + static_cast<int>(random.Next() % below); };
+    for (int i = 0; i < Pd::kCapacity; ++i) {
+      const int fp = next(spread);
+      Portable::Insert(expected, fp >> 8, static_cast<std::uint8_t>(fp));
+      Pd::Insert(bin, fp >> 8, static_cast<std::uint8_t>(fp));
+      oracle.insert(fp);
+      ASSERT_EQ(std::memcmp(expected.bytes, bin.bytes, kBytes), 0) << "insert, round " << round;
+    }
+    // As in the filter: a bin that forwarded is flagged, and the flag must survive the rewrites.
+    Portable::MarkOverflowed(expected);
+    Pd::MarkOverflowed(bin);
+    for (int step = 0; step < 60 && *oracle.rbegin() > base; ++step) {
+      ASSERT_EQ(Pd::MaxOfFull(bin), *oracle.rbegin());
+      const int fp = next(*oracle.rbegin() - base);  // below the maximum
+      Portable::ReplaceMax(expected, fp >> 8, static_cast<std::uint8_t>(fp));
+      Pd::ReplaceMax(bin, fp >> 8, static_cast<std::uint8_t>(fp));
+      oracle.erase(std::prev(oracle.end()));
+      oracle.insert(fp);
+      ASSERT_EQ(std::memcmp(expected.bytes, bin.bytes, kBytes), 0) << "replace, round " << round;
+      ASSERT_EQ(Pd::Count(Pd::Bits(bin)), Pd::kCapacity);
+      ASSERT_EQ(Pd::MaxFingerprint(bin), *oracle.rbegin());
+    }
+    EXPECT_EQ(Pd::Overflowed(bin), Pd::kHasFlag);
+    for (int fp = 0; fp < Pd::kFingerprints; ++fp) {
+      ASSERT_EQ(Pd::Contains(bin, fp >> 8, static_cast<std::uint8_t>(fp)), oracle.count(fp) > 0)
+          << "fp " << fp << " round " << round;
+    }
+  }
+}
+
+template <Path kPath>
+void CheckReplaceMaxOnPath() {
+  if (!prefix_detail::CpuRuns(kPath)) return;
+  CheckReplaceMax<25, 25, 32, kPath>(3);
+  CheckReplaceMax<80, 48, 64, kPath>(4);
+}
+
+TEST(PrefixPocketDictionary, ReplaceMaxKeepsTheSmallestOnEveryPath) {
+  CheckReplaceMaxOnPath<Path::kPortable>();
+  CheckReplaceMaxOnPath<Path::kAvx2>();
+  CheckReplaceMaxOnPath<Path::kAvx512>();
+}
+
 TEST(PrefixPocketDictionary, OverflowFlagSurvivesHeaderWrites) {
   using Pd = PrefixTc::Pd;
   typename Pd::Bin bin;
@@ -89,6 +146,7 @@ TEST(PrefixPocketDictionary, OverflowFlagSurvivesHeaderWrites) {
   Pd::Insert(bin, 24, 255);
   Pd::RemoveMax(bin);
   EXPECT_TRUE(Pd::Overflowed(bin));
+  EXPECT_EQ(Pd::OverflowBit(bin), 1u);
   EXPECT_TRUE(Pd::Contains(bin, 3, 7));
   EXPECT_FALSE(Pd::Contains(bin, 24, 255));
   EXPECT_EQ(Pd::MaxFingerprint(bin), 3 * 256 + 7);
