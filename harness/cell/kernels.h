@@ -63,6 +63,32 @@ std::size_t CountContained(const F& filter, std::span<const std::uint64_t> keys)
   return found;
 }
 
+// What one thread's lookups found: of its member queries, and of its non-member queries.
+struct FlaggedCounts {
+  std::size_t members_found = 0;
+  std::size_t absent_found = 0;  // false positives
+};
+
+// One thread's loop in the threads kind (harness/kinds/threads_kind.h): its slice of the
+// queries against a filter other threads read at the same time (or its own filter). A byte per
+// key says whether the key is a member, so a mixed batch counts its members found (the
+// false-negative check: they must all be) apart from its false positives, on the run it times.
+// The flag is read in order beside the key (one more sequential stream, never a random line) and
+// enters the counts by masking, not by a branch: a branch on membership in a 50/50 mix would
+// cost a mispredict every other key, and one on the answer is what CountContained avoids too.
+template <Filter F>
+FlaggedCounts CountContainedFlagged(const F& filter, std::span<const std::uint64_t> keys,
+                                    std::span<const std::uint8_t> member) {
+  std::size_t members_found = 0, absent_found = 0;
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    const std::size_t hit = filter.contains(keys[i]) ? 1 : 0;
+    const std::size_t is_member = member[i];
+    members_found += hit & is_member;
+    absent_found += hit & (is_member ^ 1);
+  }
+  return {members_found, absent_found};
+}
+
 // One lookup behind a call the compiler may not inline: FastFilter's benchmark calls every
 // Contain this way (CONTAIN_ATTRIBUTES is noinline in its filterapi.h), so timing ours through it
 // is the like-for-like pair for its figures; CountContained's inlined lookups save that call,

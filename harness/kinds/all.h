@@ -17,6 +17,7 @@
 #include "harness/kinds/instructions_kind.h"
 #include "harness/kinds/machine_kind.h"
 #include "harness/kinds/micro_kind.h"
+#include "harness/kinds/threads_kind.h"
 
 namespace amq {
 
@@ -32,6 +33,7 @@ inline constexpr const KindSpec* kAllKinds[] = {
     &kAbsentDeletesKind,
     &kFillStepKind,
     &kInstructionsKind,
+    &kThreadsKind,
 };
 
 // nullptr when no kind has that name.
