@@ -9,6 +9,7 @@
 
 #include "core/errors.h"
 #include "harness/machine/machine_measure.h"
+#include "harness/machine/thread_team.h"
 
 namespace amq {
 namespace {
@@ -23,6 +24,7 @@ class MachinePlan : public ExperimentPlan {
     options_.timing.min_operations = p.min_operations;
     options_.timing.seed = p.seed;
     options_.experiment = experiment;
+    options_.threads = p.threads;
     points_ = PlanMachine(options_);
     for (const MachinePoint& point : points_) {
       CellPlan c;
@@ -34,10 +36,13 @@ class MachinePlan : public ExperimentPlan {
       // before each and the sizing of the loop (56 points of 5 x 0.2 s took 91 s here); a
       // random_lines point times two methods; the summary costs nothing. A unit of its own
       // would make the suite's ETA extrapolate one experiment's seconds per unit onto another's.
-      const double timings = point.test == "cache_levels" ? 0 : point.test == "random_lines" ? 2 : 1;
+      const double timings = point.test == "cache_levels"                                     ? 0
+                             : point.test == "random_lines" || point.test == "random_lines_threads" ? 2
+                                                                                                      : 1;
       c.cost = timings * 1e7 * 1.3 * p.repeats * p.min_seconds;
       c.label = point.test;
       if (point.working_set_bytes) c.label.append(" ").append(FormatCacheSize(point.working_set_bytes));
+      if (point.test.ends_with("_threads")) c.label.append(" T=").append(std::to_string(point.threads));
       cells_.push_back(std::move(c));
     }
   }
@@ -119,6 +124,7 @@ const ParamSpec kMachineParams[] = {
     {"repeats", ParamType::kInt, Between(1, 1000), "timed repeats per point; the median is reported with min and max (default 5)", "3", "repeats"},
     {"min_seconds", ParamType::kNum, Between(0.0001, 100), "each repeat runs at least this long, CPU time (default 0.2)", "0.002"},
     {"min_operations", ParamType::kInt, Between(1, 1e12), "and at least this many loads (default 2^20)", "16384"},
+    {"threads", ParamType::kIntList, Between(2, 4096), "thread counts of the threaded points (random lines and sequential reads on T threads at once; T = 1 is the single-thread points) (default: 2, 4, ... up to the CPUs this process may use, and that count; [] none)"},
     {"huge_pages", ParamType::kStr, {}, "auto (transparent huge pages where the kernel offers them), on (insist), off (4 KiB pages: large sizes then include TLB misses)", {}, "huge-pages"},
 };
 
@@ -130,6 +136,15 @@ std::unique_ptr<ExperimentPlan> MachinePlanFrom(const PlanInput& in) {
   m.min_seconds = in.Get("min_seconds", m.min_seconds);
   m.min_operations = in.Get("min_operations", m.min_operations);
   m.huge_pages = ParseHugePages(in.Get<std::string>("huge_pages", "auto"));
+  if (in.Has("threads")) {
+    m.threads = in.params["threads"].get<std::vector<int>>();
+  } else {
+    for (int t : DefaultThreadCounts(static_cast<int>(PlacementCpus().size()))) {
+      if (t > 1) m.threads.push_back(t);
+    }
+  }
+  std::sort(m.threads.begin(), m.threads.end());
+  m.threads.erase(std::unique(m.threads.begin(), m.threads.end()), m.threads.end());
   return MakeMachinePlan(m, in.experiment);
 }
 
@@ -140,20 +155,20 @@ const KindSpec kMachineKind{
     {std::begin(kMachineParams), std::end(kMachineParams)}, false, false, &MachinePlanFrom,
     // The fields of "machine" lines (harness/run/schema.h): the host measured, no filter.
     {
-    {"test", "string", "", "what the point measured: latency (dependent loads), random_lines (independent random cache-line reads), sequential (reads in order), or cache_levels (the plateaus of the latency curve beside the caches the system reports)", "machine", kIdentity},
+    {"test", "string", "", "what the point measured: latency (dependent loads), random_lines (independent random cache-line reads), sequential (reads in order), random_lines_threads and sequential_threads (the same on `threads` threads at once), or cache_levels (the plateaus of the latency curve beside the caches the system reports)", "machine", kIdentity},
     {"working_set_bytes", "integer", "bytes", "bytes the point's loads range over (the first of one pre-faulted buffer)", "machine, but cache_levels", kIdentity},
     {"ns_per_load", "number", "ns/load", "latency: ns per load of a pointer chase through a random cyclic permutation of cache lines (Sattolo), median of R", "machine latency", kTiming},
     {"ns_per_load_min", "number", "ns/load", "fastest of the R repeats", "machine latency", kTiming},
     {"ns_per_load_max", "number", "ns/load", "slowest of the R repeats", "machine latency", kTiming},
-    {"lines_per_second", "number", "lines/s", "random_lines: 64-byte lines read per second at random, 16 independent streams (many loads in flight), median of R, the faster of plain loads and loads prefetched 64 lines ahead (lines_method); the ceiling of a lookup that touches one random line", "machine random_lines", kMachine},
-    {"lines_method", "string", "", "random_lines: which way of keeping lines in flight gave lines_per_second: loads (the core's window) or prefetch (each line prefetched 64 lines before it is loaded)", "machine random_lines", kMachine},
-    {"loads_lines_per_second", "number", "lines/s", "random_lines: the rate with plain loads only, median of R", "machine random_lines", kMachine},
-    {"prefetch_lines_per_second", "number", "lines/s", "random_lines: the rate with each line prefetched 64 lines ahead, median of R", "machine random_lines", kMachine},
-    {"lines_per_second_min", "number", "lines/s", "slowest of the R repeats", "machine random_lines", kMachine},
-    {"lines_per_second_max", "number", "lines/s", "fastest of the R repeats", "machine random_lines", kMachine},
-    {"bytes_per_second", "number", "bytes/s", "sequential: bytes read per second summing 64-bit words in order, median of R", "machine sequential", kMachine},
-    {"bytes_per_second_min", "number", "bytes/s", "slowest of the R repeats", "machine sequential", kMachine},
-    {"bytes_per_second_max", "number", "bytes/s", "fastest of the R repeats", "machine sequential", kMachine},
+    {"lines_per_second", "number", "lines/s", "random_lines: 64-byte lines read per second at random, 16 independent streams (many loads in flight), median of R, the faster of plain loads and loads prefetched 64 lines ahead (lines_method); the ceiling of a lookup that touches one random line; random_lines_threads: T threads' lines together, each thread with 16 streams over the whole working set, over the wall time", "machine random_lines, random_lines_threads", kMachine},
+    {"lines_method", "string", "", "random_lines: which way of keeping lines in flight gave lines_per_second: loads (the core's window) or prefetch (each line prefetched 64 lines before it is loaded)", "machine random_lines, random_lines_threads", kMachine},
+    {"loads_lines_per_second", "number", "lines/s", "random_lines: the rate with plain loads only, median of R", "machine random_lines, random_lines_threads", kMachine},
+    {"prefetch_lines_per_second", "number", "lines/s", "random_lines: the rate with each line prefetched 64 lines ahead, median of R", "machine random_lines, random_lines_threads", kMachine},
+    {"lines_per_second_min", "number", "lines/s", "slowest of the R repeats", "machine random_lines, random_lines_threads", kMachine},
+    {"lines_per_second_max", "number", "lines/s", "fastest of the R repeats", "machine random_lines, random_lines_threads", kMachine},
+    {"bytes_per_second", "number", "bytes/s", "sequential: bytes read per second summing 64-bit words in order, median of R; sequential_threads: T threads' bytes together, thread t summing its own 1/T of the working set, over the wall time", "machine sequential, sequential_threads", kMachine},
+    {"bytes_per_second_min", "number", "bytes/s", "slowest of the R repeats", "machine sequential, sequential_threads", kMachine},
+    {"bytes_per_second_max", "number", "bytes/s", "fastest of the R repeats", "machine sequential, sequential_threads", kMachine},
     {"huge_pages", "boolean", "", "at least 90% of the buffer was backed by transparent huge pages (read from /proc/self/smaps); false: 4 KiB pages, and large working sets include TLB misses", "machine", kMachine},
     {"huge_page_fraction", "number", "fraction", "share of the buffer backed by huge pages", "machine, but cache_levels", kMachine},
     {"levels", "array", "", "cache_levels: the plateaus of the latency curve, smallest first: {level, ns_per_load (median of the plateau), capacity_bytes (largest size still on it; null for the last), reported (the reported cache within 2x of that capacity, or null)}; the last has memory: true when the sizes went past twice every cache reported", "machine cache_levels", kMachine},

@@ -6,11 +6,15 @@
 // sequential reads, and the cache_levels summary last) is one cell of the runner, written as a
 // "machine" record with the identity `amqbench machine --out` gives it, so a suite's machine
 // file and a stand-alone one compare point for point. The buffer (max_bytes, pre-faulted) is
-// mapped when the first point runs and released after the last.
+// mapped when the first point runs and released after the last. The threaded points (random
+// lines and sequential reads on T threads, `threads`: by default 2, 4, ... up to the CPUs and
+// that count) come after the single-thread ones, whose records and cell ids they leave as they
+// were: the host's ceiling at T threads, which the threads kind's report sets each filter against.
 #pragma once
 
 #include <cstddef>
 #include <memory>
+#include <vector>
 
 #include "harness/machine/machine_report.h"
 #include "harness/run/kind.h"
@@ -25,6 +29,7 @@ struct MachineParams {
   std::uint64_t min_operations = std::uint64_t{1} << 20;  // and at least this many loads
   HugePages huge_pages = HugePages::kAuto;
   std::uint64_t seed = 1;
+  std::vector<int> threads;  // the threaded points' thread counts (MachineRunOptions::threads)
 };
 
 std::unique_ptr<ExperimentPlan> MakeMachinePlan(const MachineParams& params, const std::string& experiment);

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -16,6 +17,7 @@
 
 #include "core/errors.h"
 #include "core/hashing.h"
+#include "harness/machine/thread_team.h"
 
 namespace amq {
 namespace {
@@ -330,6 +332,82 @@ Spread MeasureSequential(const MachineBuffer& buffer, std::size_t working_set, c
       lines, timing);
   g_sink = sum;
   return RateOf(per_line, static_cast<double>(kCacheLineBytes));
+}
+
+namespace {
+
+// SecondsPerOperation for a team: `run(t, ops)` performs `ops` operations on thread t (ops a
+// multiple of `granularity`). Grows ops per thread until one team run lasts min_seconds of wall
+// time, then times R repeats at that count.
+template <class Run>
+ThreadedSpread TeamRate(Run&& run, int threads, std::uint64_t granularity, const MachineTiming& timing,
+                        double units_per_op) {
+  const auto time = [&](std::uint64_t ops) {
+    return RunTeam(threads, [](int) {}, [&](int t) { run(t, ops); });
+  };
+  std::uint64_t ops = RoundUp(std::max<std::uint64_t>(timing.min_operations, 1), granularity);
+  for (double seconds = time(ops).wall_ns * 1e-9; seconds < timing.min_seconds;) {
+    const double grow = std::clamp(timing.min_seconds * 1.2 / std::max(seconds, 1e-9), 1.5, 100.0);
+    ops = RoundUp(static_cast<std::uint64_t>(static_cast<double>(ops) * grow), granularity);
+    if (ops > (std::uint64_t{1} << 52)) throw std::logic_error("a machine kernel takes no time");
+    seconds = time(ops).wall_ns * 1e-9;
+  }
+  ThreadedSpread out;
+  std::vector<double> per_op, shares;
+  for (int r = 0; r < timing.repeats; ++r) {
+    const TeamRun team = time(ops);
+    per_op.push_back(team.wall_ns * 1e-9 / (static_cast<double>(ops) * threads));
+    shares.push_back(team.cpu_share);
+    out.cpus = team.cpus;
+    out.cpus_seen = team.cpus_seen;
+    out.pinned = team.pinned;
+  }
+  out.rate = RateOf(per_op, units_per_op);
+  out.cpu_share = SpreadOf(shares).median;
+  return out;
+}
+
+}  // namespace
+
+ThreadedSpread MeasureRandomLinesThreads(const MachineBuffer& buffer, std::size_t working_set, const MachineTiming& timing,
+                                         RandomLinesMethod method, int threads) {
+  const std::uint64_t lines = std::max<std::size_t>(working_set / kCacheLineBytes, 1);
+  // Each thread its own streams (thread 0's are the single-thread point's) and its own sum.
+  std::vector<std::array<std::uint64_t, kStreams>> states(static_cast<std::size_t>(threads));
+  for (int t = 0; t < threads; ++t) {
+    for (int s = 0; s < kStreams; ++s) {
+      states[t][s] = SpreadSeed((timing.seed + 0x10000ull * t) * kStreams + static_cast<std::uint64_t>(s));
+    }
+  }
+  std::vector<std::uint64_t> sums(static_cast<std::size_t>(threads) * 8);  // a line apart
+  const auto kernel = method == RandomLinesMethod::kPrefetch ? &RandomLinesPrefetched : &RandomLines;
+  ThreadedSpread out = TeamRate(
+      [&](int t, std::uint64_t loads) { sums[t * 8] += kernel(buffer.data(), lines, loads / kStreams, states[t].data()); },
+      threads, kStreams, timing, 1.0);
+  std::uint64_t sum = 0;
+  for (std::uint64_t s : sums) sum += s;
+  g_sink = sum;
+  return out;
+}
+
+ThreadedSpread MeasureSequentialThreads(const MachineBuffer& buffer, std::size_t working_set, const MachineTiming& timing,
+                                        int threads) {
+  // Thread t's slice: lines [t * slice, (t + 1) * slice) of the working set.
+  const std::size_t slice = std::max<std::size_t>(working_set / kCacheLineBytes / static_cast<std::size_t>(threads), 1);
+  std::vector<std::uint64_t> sums(static_cast<std::size_t>(threads) * 8);
+  ThreadedSpread out = TeamRate(
+      [&](int t, std::uint64_t ops) {
+        const std::byte* base = buffer.data() + static_cast<std::size_t>(t) * slice * kCacheLineBytes;
+        for (std::uint64_t pass = 0; pass < ops / slice; ++pass) {
+          asm volatile("" ::: "memory");
+          sums[t * 8] += SumWords(base, slice * kCacheLineBytes / sizeof(std::uint64_t));
+        }
+      },
+      threads, slice, timing, static_cast<double>(kCacheLineBytes));
+  std::uint64_t sum = 0;
+  for (std::uint64_t s : sums) sum += s;
+  g_sink = sum;
+  return out;
 }
 
 std::vector<std::size_t> LatencySizes(std::size_t max_bytes) {

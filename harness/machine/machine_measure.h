@@ -94,6 +94,25 @@ Spread MeasureRandomLines(const MachineBuffer& buffer, std::size_t working_set, 
 // Bytes read per second, in order, over the first `working_set` bytes.
 Spread MeasureSequential(const MachineBuffer& buffer, std::size_t working_set, const MachineTiming& timing);
 
+// The random-line and sequential rates on `threads` threads at once (harness/machine/thread_team.h:
+// pinned, started by one barrier), for the ceiling of T threads' lookups: every thread reads
+// random lines over the whole working set (as T threads read one shared filter), each with its
+// own 16 streams; for sequential reads thread t sums its own 1/T of the working set. The rate is
+// the operations of all threads over the wall time from the barrier to the last thread's end
+// (not CPU time, as the single-thread points are: T threads' ceiling is what they reach
+// together), each repeat at least min_seconds of it. cpu_share is the median of the repeats'
+// (under 1: threads lost time slices, and the rate is low by about that much).
+struct ThreadedSpread {
+  Spread rate;
+  double cpu_share = 0;
+  std::vector<int> cpus, cpus_seen;  // of the last repeat
+  bool pinned = false;
+};
+ThreadedSpread MeasureRandomLinesThreads(const MachineBuffer& buffer, std::size_t working_set, const MachineTiming& timing,
+                                         RandomLinesMethod method, int threads);
+ThreadedSpread MeasureSequentialThreads(const MachineBuffer& buffer, std::size_t working_set, const MachineTiming& timing,
+                                        int threads);
+
 // Latency sizes: powers of two and the 1.5x steps between them, from 4 KiB up to max_bytes
 // (max_bytes itself last when it is neither).
 std::vector<std::size_t> LatencySizes(std::size_t max_bytes);

@@ -52,6 +52,14 @@ std::string CacheName(const Json& c) {
   return name;
 }
 
+// Where a threaded point's threads ran (harness/machine/thread_team.h).
+void PutPlacement(Json& line, const ThreadedSpread& s) {
+  line["thread_cpus"] = s.cpus;
+  line["thread_cpus_seen"] = s.cpus_seen;
+  line["pinned"] = s.pinned;
+  line["cpu_share"] = s.cpu_share;
+}
+
 }  // namespace
 
 MachineRunOptions QuickMachineOptions() {
@@ -73,6 +81,15 @@ std::vector<MachinePoint> PlanMachine(const MachineRunOptions& options) {
   for (std::size_t bytes : LatencySizes(options.max_bytes)) add("latency", bytes);
   for (std::size_t bytes : ThroughputSizes(options.max_bytes)) add("random_lines", bytes);
   for (std::size_t bytes : ThroughputSizes(options.max_bytes)) add("sequential", bytes);
+  // The threaded points: their identity adds threads, so the single-thread points keep theirs.
+  for (int threads : options.threads) {
+    for (const char* test : {"random_lines_threads", "sequential_threads"}) {
+      for (std::size_t bytes : ThroughputSizes(options.max_bytes)) {
+        Json identity = {{"kind", "machine"}, {"test", test}, {"working_set_bytes", bytes}, {"threads", threads}};
+        points.push_back({test, bytes, identity, CellId(identity), threads});
+      }
+    }
+  }
   add("cache_levels", 0);
   return points;
 }
@@ -114,6 +131,29 @@ Json MeasureMachinePoint(const MachineRunOptions& options, const MachineBuffer& 
         RandomLinesMethodName(prefetch_wins ? RandomLinesMethod::kPrefetch : RandomLinesMethod::kLoads);
     line["loads_lines_per_second"] = loads.median;
     line["prefetch_lines_per_second"] = prefetched.median;
+  } else if (point.test == "random_lines_threads") {
+    const ThreadedSpread loads =
+        MeasureRandomLinesThreads(buffer, bytes, options.timing, RandomLinesMethod::kLoads, point.threads);
+    const ThreadedSpread prefetched =
+        MeasureRandomLinesThreads(buffer, bytes, options.timing, RandomLinesMethod::kPrefetch, point.threads);
+    const bool prefetch_wins = prefetched.rate.median > loads.rate.median;
+    const ThreadedSpread& s = prefetch_wins ? prefetched : loads;
+    line["threads"] = point.threads;
+    line["lines_per_second"] = s.rate.median;
+    line["lines_per_second_min"] = s.rate.min;
+    line["lines_per_second_max"] = s.rate.max;
+    line["lines_method"] =
+        RandomLinesMethodName(prefetch_wins ? RandomLinesMethod::kPrefetch : RandomLinesMethod::kLoads);
+    line["loads_lines_per_second"] = loads.rate.median;
+    line["prefetch_lines_per_second"] = prefetched.rate.median;
+    PutPlacement(line, s);
+  } else if (point.test == "sequential_threads") {
+    const ThreadedSpread s = MeasureSequentialThreads(buffer, bytes, options.timing, point.threads);
+    line["threads"] = point.threads;
+    line["bytes_per_second"] = s.rate.median;
+    line["bytes_per_second_min"] = s.rate.min;
+    line["bytes_per_second_max"] = s.rate.max;
+    PutPlacement(line, s);
   } else {
     const Spread s = MeasureSequential(buffer, bytes, options.timing);
     line["bytes_per_second"] = s.median;
@@ -129,9 +169,11 @@ Json MeasureMachinePoint(const MachineRunOptions& options, const MachineBuffer& 
 std::string DescribeMachineRecord(const Json& r) {
   const std::string test = r.value("test", "");
   if (test == "cache_levels") return "cache levels: " + std::to_string(r.value("steps", 0)) + " steps";
-  const std::string where = test + " " + FormatCacheSize(r.value("working_set_bytes", 0ull)) + ": ";
+  std::string where = test + " " + FormatCacheSize(r.value("working_set_bytes", 0ull));
+  if (r.contains("threads")) where += " T=" + std::to_string(r["threads"].get<int>());
+  where += ": ";
   if (test == "latency") return where + Format("%.2f ns/load", r["ns_per_load"]);
-  if (test == "random_lines") return where + Format("%.3g lines/s", r["lines_per_second"]);
+  if (test == "random_lines" || test == "random_lines_threads") return where + Format("%.3g lines/s", r["lines_per_second"]);
   return where + Format("%.2f GB/s", r["bytes_per_second"].get<double>() / 1e9);
 }
 
@@ -250,6 +292,27 @@ std::string MachineTable(const std::vector<Json>& records) {
         << Padded(Format("%.2f", r["bytes_per_second"].get<double>() / 1e9), 10) << "["
         << Format("%.2f", r["bytes_per_second_min"].get<double>() / 1e9) << ", "
         << Format("%.2f", r["bytes_per_second_max"].get<double>() / 1e9) << "]\n";
+  }
+  bool threaded = false;
+  for (const Json& r : records) threaded = threaded || r.value("test", "") == "random_lines_threads";
+  if (threaded) {
+    out << "on T threads at once (pinned; rate over the wall time of all of them): random lines, sequential reads\n  "
+        << Padded("working set", 14) << Padded("T", 5) << Padded("lines/s", 12) << Padded("faster", 10)
+        << Padded("GB/s", 10) << "CPUs\n";
+    for (const Json& r : records) {
+      if (r.value("test", "") != "random_lines_threads") continue;
+      const Json* sequential = nullptr;
+      for (const Json& q : records) {
+        if (q.value("test", "") == "sequential_threads" && q["working_set_bytes"] == r["working_set_bytes"] &&
+            q["threads"] == r["threads"]) {
+          sequential = &q;
+        }
+      }
+      out << "  " << Padded(FormatCacheSize(r["working_set_bytes"]), 14) << Padded(std::to_string(r["threads"].get<int>()), 5)
+          << Padded(Format("%.3g", r["lines_per_second"]), 12) << Padded(r.value("lines_method", "-"), 10)
+          << Padded(sequential ? Format("%.2f", (*sequential)["bytes_per_second"].get<double>() / 1e9) : "-", 10)
+          << r["thread_cpus"].dump() << "\n";
+    }
   }
   return out.str();
 }

@@ -27,19 +27,23 @@ struct MachineRunOptions {
   HugePages huge_pages = HugePages::kAuto;
   MachineTiming timing;
   std::string experiment = "machine";  // the records' experiment field
+  // Thread counts of the threaded points (random_lines_threads, sequential_threads at every
+  // throughput size, after the single-thread points); empty: none (the context's --machine).
+  std::vector<int> threads;
 };
 
 // Short runs for tests and for a run's context: 64 MiB at most, 3 repeats of >= 2 ms.
 MachineRunOptions QuickMachineOptions();
 
 struct MachinePoint {
-  std::string test;  // latency, random_lines, sequential, cache_levels
+  std::string test;  // latency, random_lines, sequential, random_lines_threads, sequential_threads, cache_levels
   std::size_t working_set_bytes = 0;  // 0 for cache_levels
   Json identity;     // what cell_id hashes: kind, test and working set
   std::string cell_id;
+  int threads = 1;   // the *_threads points' T
 };
-// In the order measured: latency at every size, random lines, sequential, and the cache_levels
-// summary last.
+// In the order measured: latency at every size, random lines, sequential, then per thread count
+// the threaded random lines and sequential reads, and the cache_levels summary last.
 std::vector<MachinePoint> PlanMachine(const MachineRunOptions& options);
 
 // Bytes the measurement holds at its peak: the buffer and the permutation of its lines.
