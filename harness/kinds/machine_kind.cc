@@ -9,7 +9,6 @@
 
 #include "core/errors.h"
 #include "harness/machine/machine_measure.h"
-#include "harness/machine/thread_team.h"
 
 namespace amq {
 namespace {
@@ -136,13 +135,7 @@ std::unique_ptr<ExperimentPlan> MachinePlanFrom(const PlanInput& in) {
   m.min_seconds = in.Get("min_seconds", m.min_seconds);
   m.min_operations = in.Get("min_operations", m.min_operations);
   m.huge_pages = ParseHugePages(in.Get<std::string>("huge_pages", "auto"));
-  if (in.Has("threads")) {
-    m.threads = in.params["threads"].get<std::vector<int>>();
-  } else {
-    for (int t : DefaultThreadCounts(static_cast<int>(PlacementCpus().size()))) {
-      if (t > 1) m.threads.push_back(t);
-    }
-  }
+  m.threads = in.Has("threads") ? in.params["threads"].get<std::vector<int>>() : DefaultMachineThreads();
   std::sort(m.threads.begin(), m.threads.end());
   m.threads.erase(std::unique(m.threads.begin(), m.threads.end()), m.threads.end());
   return MakeMachinePlan(m, in.experiment);

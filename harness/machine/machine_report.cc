@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "harness/machine/thread_team.h"
 #include "harness/run/cell_id.h"
 
 namespace amq {
@@ -62,8 +63,17 @@ void PutPlacement(Json& line, const ThreadedSpread& s) {
 
 }  // namespace
 
+std::vector<int> DefaultMachineThreads() {
+  std::vector<int> counts;
+  for (int t : DefaultThreadCounts(static_cast<int>(PlacementCpus().size()))) {
+    if (t > 1) counts.push_back(t);
+  }
+  return counts;
+}
+
 MachineRunOptions QuickMachineOptions() {
   MachineRunOptions quick;
+  quick.threads.clear();  // the context's summary: one thread, as before
   quick.max_bytes = std::size_t{64} << 20;
   quick.timing.repeats = 3;
   quick.timing.min_seconds = 0.002;

@@ -22,14 +22,18 @@ namespace amq {
 // The smallest largest working set a run may ask for: the latency curve needs room past L2.
 inline constexpr std::size_t kMachineMinBytes = std::size_t{1} << 22;
 
+// The machine's default thread counts: DefaultThreadCounts (harness/machine/thread_team.h) but 1.
+std::vector<int> DefaultMachineThreads();
+
 struct MachineRunOptions {
   std::size_t max_bytes = std::size_t{1} << 30;
   HugePages huge_pages = HugePages::kAuto;
   MachineTiming timing;
   std::string experiment = "machine";  // the records' experiment field
   // Thread counts of the threaded points (random_lines_threads, sequential_threads at every
-  // throughput size, after the single-thread points); empty: none (the context's --machine).
-  std::vector<int> threads;
+  // throughput size, after the single-thread points): by default 2, 4, ... up to the CPUs this
+  // process may use, and that count; empty: none (the context's --machine summary).
+  std::vector<int> threads = DefaultMachineThreads();
 };
 
 // Short runs for tests and for a run's context: 64 MiB at most, 3 repeats of >= 2 ms.
