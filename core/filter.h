@@ -222,4 +222,25 @@ struct Rebind<TypeList<Fs...>, Target> {
   using type = Target<Fs...>;
 };
 
+// The types of List for which Keep<F>::value is true, in List's order: a capability's filters
+// taken from the one list (filters/all.h), never listed twice.
+template <class... Lists>
+struct ConcatTypeLists {
+  using type = TypeList<>;
+};
+template <class... A>
+struct ConcatTypeLists<TypeList<A...>> {
+  using type = TypeList<A...>;
+};
+template <class... A, class... B, class... Rest>
+struct ConcatTypeLists<TypeList<A...>, TypeList<B...>, Rest...> {
+  using type = typename ConcatTypeLists<TypeList<A..., B...>, Rest...>::type;
+};
+template <template <class> class Keep, class List>
+struct KeepIf;
+template <template <class> class Keep, class... Fs>
+struct KeepIf<Keep, TypeList<Fs...>> {
+  using type = typename ConcatTypeLists<std::conditional_t<Keep<Fs>::value, TypeList<Fs>, TypeList<>>...>::type;
+};
+
 }  // namespace amq

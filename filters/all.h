@@ -31,6 +31,7 @@
 #include "filters/vqf.h"
 #include "filters/xor.h"
 #include "filters/xor_plus.h"
+#include "core/concurrent_insert.h"
 #include "core/filter.h"
 
 namespace amq {
@@ -57,5 +58,11 @@ using AllFilters = TypeList<Bloom, BlockedBloom, BlockedBloom256, CountingBloom,
                             RocksDbBloom, RocksDbRibbon
 #endif
                             >;
+
+// The filters with a concurrent insert mode (core/concurrent_insert.h): what the
+// concurrent_inserts kind measures and the threaded tests check.
+template <class F>
+struct HasConcurrentInsert : std::bool_constant<ConcurrentInsertFilter<F>> {};
+using ConcurrentInsertFilters = KeepIf<HasConcurrentInsert, AllFilters>::type;
 
 }  // namespace amq

@@ -15,6 +15,8 @@
 // (to 0.01) whose FPR above is <= eps; theory() reports that bits/key, before the round-up to
 // whole blocks (the measured bits/key shows it). Blocking costs space against classic Bloom: the
 // load varies between blocks, and the FPR is dominated by the fuller ones.
+// Concurrent inserts (core/concurrent_insert.h): eight atomic ORs, one per word, no lock (a
+// vector store of the line would lose another thread's bits set between its load and store).
 #pragma once
 
 #include <algorithm>
@@ -29,6 +31,7 @@
 
 #include "filters/theory_formulas.h"
 #include "core/batched.h"
+#include "core/concurrent_insert.h"
 #include "core/filter.h"
 #include "core/stat_catalog.h"
 #include "core/hashing.h"
@@ -57,6 +60,15 @@ class BlockedBloom {
     const std::uint64_t h = HashKey(key, seed_);
     SetBits(blocks_[ReduceRange(h, block_count_)], static_cast<std::uint32_t>(h));
     ++keys_;
+    return true;
+  }
+
+  std::size_t insert_lock_count() const { return 0; }
+  bool insert_concurrent(std::uint64_t key, InsertLocks&) {
+    const std::uint64_t h = HashKey(key, seed_);
+    Block& block = blocks_[ReduceRange(h, block_count_)];
+    for (int i = 0; i < 8; ++i) AtomicSetBits(block.words[i], BitInWord(static_cast<std::uint32_t>(h), i));
+    AtomicAdd<std::size_t>(keys_, 1);
     return true;
   }
 

@@ -31,6 +31,7 @@
 // With AVX2 a block is one 256-bit register: the eight salted multiplies, shifts and bit masks
 // in three instructions, one OR (insert) or one testc (lookup). Without it, the portable loop;
 // blocked_bloom256_avx2_test.cc checks that both write the same bytes.
+// Concurrent inserts (core/concurrent_insert.h): eight atomic ORs on the 32-bit words, no lock.
 #pragma once
 
 #include <algorithm>
@@ -44,6 +45,7 @@
 #endif
 
 #include "core/batched.h"
+#include "core/concurrent_insert.h"
 #include "core/filter.h"
 #include "core/hashing.h"
 #include "core/stat_catalog.h"
@@ -79,6 +81,15 @@ class BlockedBloom256 {
     return true;
   }
   bool contains(std::uint64_t key) const { return contains_hash(HashKey(key, seed_)); }
+
+  std::size_t insert_lock_count() const { return 0; }
+  bool insert_concurrent(std::uint64_t key, InsertLocks&) {
+    const std::uint64_t h = HashKey(key, seed_);
+    Block& block = blocks_[BlockIndex(h)];
+    for (int i = 0; i < 8; ++i) AtomicSetBits(block.words[i], BitInWord(static_cast<std::uint32_t>(h), i));
+    AtomicAdd<std::size_t>(keys_, 1);
+    return true;
+  }
 
   // Parquet's operations on a hash the caller computed.
   void insert_hash(std::uint64_t h) {

@@ -11,6 +11,10 @@
 // Sizing: from --fpr eps, m/n = log2(1/eps)/ln 2; from --bits-per-key B, m/n = B. Then
 // k = round((m/n) ln 2), at least 1; m is rounded up to whole 64-bit words. theory() reports
 // the target's m/n, before that rounding (the measured bits/key shows it).
+//
+// Concurrent inserts (core/concurrent_insert.h): every probe is an atomic OR on its word, so
+// threads need no lock and two keys sharing a word both keep their bits; the bits are those
+// of inserting the keys one by one, in any order.
 #pragma once
 
 #include <algorithm>
@@ -22,6 +26,7 @@
 
 #include "filters/theory_formulas.h"
 #include "core/batched.h"
+#include "core/concurrent_insert.h"
 #include "core/filter.h"
 #include "core/stat_catalog.h"
 #include "core/hashing.h"
@@ -54,6 +59,18 @@ class Bloom {
       words_[bit >> 6] |= 1ULL << (bit & 63);
     }
     ++keys_;
+    return true;
+  }
+
+  std::size_t insert_lock_count() const { return 0; }
+  bool insert_concurrent(std::uint64_t key, InsertLocks&) {
+    std::uint64_t a = HashKey(key, seed_);
+    const std::uint64_t b = std::rotl(a, 32) | 1;
+    for (int i = 0; i < probes_; ++i, a += b) {
+      const std::uint64_t bit = ReduceRange(a, bits_);
+      AtomicSetBits(words_[bit >> 6], std::uint64_t{1} << (bit & 63));
+    }
+    AtomicAdd<std::size_t>(keys_, 1);
     return true;
   }
 
