@@ -57,6 +57,17 @@
 // size a VQF that refuses keys; it gets the cap instead. The tag width is part of the type
 // (kFixedWidth): --fpr and --bits-per-key do not change it.
 //
+// Concurrent inserts (core/concurrent_insert.h). The paper's thread-safe VQF locks a key's two
+// blocks, in a fixed order, for the whole insert, since choosing the less full one reads both.
+// Its lock is a bit in each block; ours is InsertLocks' byte per block, outside the block, so
+// the layout and the bytes stay the paper's and the sequential insert is untouched. The locks
+// are taken in ascending block order (one when b1 = b2) before either occupancy is read; the
+// shift then rewrites only the chosen block's own 64 bytes (a whole-line store on the AVX-512
+// path, the blocks being aligned lines), so inserts into other blocks never see it. The shared
+// counters are added atomically. One thread makes the sequential build's choices in the same
+// order, so its bytes equal insert()'s; with more, which of two blocks a key lands in depends
+// on the interleaving, but the multiset of (bucket, tag) fingerprints the filter holds does not.
+//
 // SIMD. With AVX-512 BW and VBMI and BMI2 (chosen once per build by the compiler's flags), a
 // lookup compares the tag with the whole 64-byte block in one vector compare and masks the
 // result to the bucket's slots, found by pdep/tzcnt select on the metadata; an insert or erase
@@ -85,6 +96,7 @@
 #endif
 
 #include "core/batched.h"
+#include "core/concurrent_insert.h"
 #include "core/filter.h"
 #include "core/hashing.h"
 #include "core/stat_catalog.h"
@@ -226,6 +238,31 @@ class Vqf {
     InsertIntoBlock(to_second ? second : first, l.bucket, l.tag, to_second ? fill_second : fill_first);
     second_choice_inserts_ += to_second ? 1 : 0;
     ++stored_;
+    return true;
+  }
+
+  // The concurrent mode (see the header comment): one lock per block.
+  std::size_t insert_lock_count() const { return blocks_.size(); }
+
+  // insert(key) under the locks of its two blocks; any number of threads at once, with the same
+  // locks and no other member call overlapping. The counters are added after the unlock, so a
+  // waiting insert does not also wait for them. The choice repeats insert()'s rather than
+  // sharing a helper, so that insert()'s code (which CI compares) stays as it was.
+  bool insert_concurrent(std::uint64_t key, InsertLocks& locks) {
+    const Location l = Locate(key);
+    std::size_t held[2] = {static_cast<std::size_t>(l.first), static_cast<std::size_t>(l.second)};
+    locks.LockAscending(held);
+    const int fill_first = Occupancy(blocks_[l.first]), fill_second = Occupancy(blocks_[l.second]);
+    const bool to_second = fill_second < fill_first;
+    const int fill = to_second ? fill_second : fill_first;
+    if (fill < kSlots) InsertIntoBlock(blocks_[to_second ? l.second : l.first], l.bucket, l.tag, fill);
+    locks.Unlock(held);
+    if (fill == kSlots) {
+      AtomicAdd<std::uint64_t>(insert_failures_, 1);
+      return false;
+    }
+    if (to_second) AtomicAdd<std::uint64_t>(second_choice_inserts_, 1);
+    AtomicAdd<std::uint64_t>(stored_, 1);
     return true;
   }
 
