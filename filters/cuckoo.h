@@ -36,10 +36,33 @@
 // fingerprint the evictions are undone in reverse, so the table is exactly as before and the
 // new key is refused (insert returns false): a failed insert never loses an earlier key (the
 // survey's lab raises instead and leaves the last evicted fingerprint out).
+//
+// Concurrent inserts (core/concurrent_insert.h), with lock striping as in MemC3 (B. Fan, D. G.
+// Andersen, M. Kaminsky, "MemC3: Compact and Concurrent MemCache with Dumber Caching and Smarter
+// Hashing", NSDI 2013) and libcuckoo. A lock guards each 64-byte region of the slot array, not a
+// bucket: a slot's get() and set() are an 8-byte load and store from its first byte, so one
+// bucket's update reads and rewrites bytes of its neighbours (a 12-bit bucket is 6 bytes), and
+// a bucket locks the one or two regions that hold every byte its accesses touch. A key whose
+// buckets have room is placed under the locks of both (ascending), as insert() places it. Else,
+// as in MemC3, the eviction path is found first and then carried out backwards: the walk of
+// Algorithm 1 is taken without writing (each bucket locked only while read) until a bucket has
+// room; then, last step first, each fingerprint moves to its other bucket under the locks of
+// both buckets, after checking that its slot still holds it and the destination still has room,
+// and the first move's slot takes the new fingerprint. Every fingerprint is in one of its two
+// buckets at every moment, so a path that another insert changed meanwhile (or that crosses a
+// slot twice) is abandoned as it stands, its moves done being valid ones, and searched again. A
+// key is refused when its walks meet max_kicks full buckets (moves of abandoned paths included)
+// or after 16 abandoned paths, having lost no other key, with no undo; kicks_total counts the
+// moves of accepted keys, as insert() does. Nothing serializes inserts but the region locks: the
+// random choices come from a generator seeded by the key (rng_ and path_ are insert()'s), the
+// counters are atomic adds, and only the first failure's load is recorded under a lock of its
+// own. One thread's bytes equal insert()'s until the first eviction; then they differ (other
+// random draws, and the walk reads the table unchanged where insert()'s sees its own writes).
 #pragma once
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -53,6 +76,7 @@
 #include "filters/bit_packed.h"
 #include "filters/theory_formulas.h"
 #include "core/batched.h"
+#include "core/concurrent_insert.h"
 #include "core/filter.h"
 #include "core/stat_catalog.h"
 #include "core/hashing.h"
@@ -152,6 +176,32 @@ class KickLog {
     return false;
   }
   void Erased() { --stored_; }
+
+  // The same records from insert_concurrent on several threads: relaxed atomic adds, and a
+  // compare-exchange for the maximum.
+  bool PlacedConcurrent(int kicks) {
+    AtomicAdd<std::uint64_t>(stored_, 1);
+    AtomicAdd<std::uint64_t>(inserts_, 1);
+    AtomicAdd<std::uint64_t>(histogram_[HistogramBin(kicks)], 1);
+    if (kicks == 0) return true;
+    AtomicAdd<std::uint64_t>(kicks_total_, kicks);
+    std::atomic_ref<std::uint64_t> max(kicks_max_);
+    std::uint64_t seen = max.load(std::memory_order_relaxed);
+    while (seen < static_cast<std::uint64_t>(kicks) &&
+           !max.compare_exchange_weak(seen, kicks, std::memory_order_relaxed)) {
+    }
+    return true;
+  }
+  // The caller serializes these (first_failure_load_ is a plain optional) but not PlacedConcurrent.
+  bool RefusedConcurrent(std::uint64_t slots) {
+    ++insert_failures_;
+    if (!first_failure_load_) {
+      const std::uint64_t stored =
+          std::atomic_ref<std::uint64_t>(stored_).load(std::memory_order_relaxed);
+      first_failure_load_ = static_cast<double>(stored) / slots;
+    }
+    return false;
+  }
 
   std::uint64_t stored() const { return stored_; }
   std::uint64_t insert_failures() const { return insert_failures_; }
@@ -288,6 +338,37 @@ class Cuckoo {
     return kicks > 0 ? log_.Placed(kicks) : log_.Refused(load_factor());
   }
 
+  // The concurrent mode (see the header comment): a lock per 64-byte region of the slot array,
+  // and the last one for the first failure's record.
+  std::size_t insert_lock_count() const { return FailureLock() + 1; }
+
+  // insert(key) on any number of threads at once, with the same locks and no other member call
+  // overlapping. At most max_kicks moves per key, as in insert(), over all its paths: refused
+  // when a walk meets that many full buckets, or after kMaxPathAttempts abandoned paths (changed
+  // by other inserts before this one could carry them out, or crossing a slot twice).
+  bool insert_concurrent(std::uint64_t key, InsertLocks& locks) {
+    const auto [i1, fp] = IndexAndFingerprint(key);
+    const std::uint64_t i2 = AltIndex(i1, fp);
+    XorShift64Star rng(key ^ seed_);
+    std::vector<Eviction> path;  // Eviction::previous: the fingerprint the walk read there
+    int kicks = 0;
+    for (int attempt = 0; attempt < kMaxPathAttempts; ++attempt) {
+      if (PlaceConcurrent(i1, i2, fp, locks)) return log_.PlacedConcurrent(kicks);
+      std::uint64_t bucket = i1;
+      if constexpr (kRule == CuckooInsert::kPaper) bucket = (rng.Next() & 1) ? i1 : i2;
+      const std::optional<std::uint64_t> room =
+          FindPath(bucket, max_kicks_ - kicks, rng, path, locks);
+      if (!room) break;
+      const MovedPath moved = MovePath(path, *room, fp, locks);
+      kicks += moved.moves;
+      if (moved.placed) return log_.PlacedConcurrent(kicks);
+    }
+    locks.lock(FailureLock());
+    log_.RefusedConcurrent(slots_.size());
+    locks.unlock(FailureLock());
+    return false;
+  }
+
   // Both buckets are read and compared before either answer is used: no branch on the first
   // bucket, whose outcome is unpredictable for present keys (a key sits in either bucket).
   bool contains(std::uint64_t key) const {
@@ -414,6 +495,114 @@ class Cuckoo {
       }
     }
     return false;
+  }
+
+  // The concurrent mode's locks. Region r holds bytes [64 r, 64 r + 64) of the slot array. A
+  // get() or set() of slot i loads or stores the 8 bytes from byte i f / 8, so a bucket's
+  // accesses touch the bytes from its first slot's first byte to its last slot's first byte + 7:
+  // at most 7 * 32 / 8 + 8 = 36 bytes, in one region or two.
+  static constexpr int kRegionShift = 6;
+  static constexpr int kMaxPathAttempts = 16;
+
+  std::array<std::size_t, 2> RegionsOf(std::uint64_t bucket) const {
+    const std::uint64_t first_slot = bucket * kSlotsPerBucket;
+    const std::uint64_t last_slot = first_slot + kSlotsPerBucket - 1;
+    return {static_cast<std::size_t>((first_slot * Width() / 8) >> kRegionShift),
+            static_cast<std::size_t>((last_slot * Width() / 8 + 7) >> kRegionShift)};
+  }
+  std::size_t FailureLock() const { return RegionsOf(bucket_mask_)[1] + 1; }
+
+  // The regions of kBuckets buckets, locked in ascending order while it lives.
+  template <std::size_t kBuckets>
+  class HeldBuckets {
+   public:
+    HeldBuckets(const Cuckoo& filter, InsertLocks& locks,
+                std::array<std::uint64_t, kBuckets> buckets)
+        : locks_(locks) {
+      for (std::size_t i = 0; i < kBuckets; ++i) {
+        const auto r = filter.RegionsOf(buckets[i]);
+        regions_[2 * i] = r[0];
+        regions_[2 * i + 1] = r[1];
+      }
+      locks_.LockAscending(regions_);
+    }
+    ~HeldBuckets() { locks_.Unlock(regions_); }
+    HeldBuckets(const HeldBuckets&) = delete;
+    HeldBuckets& operator=(const HeldBuckets&) = delete;
+
+   private:
+    InsertLocks& locks_;
+    std::array<std::size_t, 2 * kBuckets> regions_;
+  };
+
+  // insert()'s placement without a kick, under the locks of the buckets it reads.
+  bool PlaceConcurrent(std::uint64_t i1, std::uint64_t i2, std::uint64_t fp, InsertLocks& locks) {
+    if constexpr (kRule == CuckooInsert::kPaper) {
+      const HeldBuckets<2> held(*this, locks, {i1, i2});
+      return TryPlace(i1, fp) || TryPlace(i2, fp);
+    } else {
+      const HeldBuckets<1> held(*this, locks, {i1});
+      return TryPlace(i1, fp);
+    }
+  }
+
+  bool HasRoom(std::uint64_t bucket) const {
+    const std::uint64_t base = bucket * kSlotsPerBucket;
+    for (int s = 0; s < kSlotsPerBucket; ++s) {
+      if (slots_.get(base + s) == 0) return true;
+    }
+    return false;
+  }
+
+  // The eviction walk without its writes: from `bucket`, a random slot's fingerprint leads to its
+  // other bucket, until a bucket has room (returned; `path` holds the slots walked through and
+  // what they held) or `budget` slots are on the path (nullopt). One bucket locked at a time.
+  std::optional<std::uint64_t> FindPath(std::uint64_t bucket, int budget, XorShift64Star& rng,
+                                        std::vector<Eviction>& path, InsertLocks& locks) const {
+    path.clear();
+    for (;;) {
+      std::uint64_t slot = 0, fp = 0;
+      {
+        const HeldBuckets<1> held(*this, locks, {bucket});
+        if (HasRoom(bucket)) return bucket;
+        if (path.size() >= static_cast<std::size_t>(std::max(budget, 0))) return std::nullopt;
+        slot = bucket * kSlotsPerBucket + (rng.Next() & (kSlotsPerBucket - 1));
+        fp = slots_.get(slot);
+      }
+      path.push_back({slot, fp});
+      bucket = AltIndex(bucket, fp);
+    }
+  }
+
+  struct MovedPath {
+    int moves;
+    bool placed;  // fp is in the table
+  };
+
+  // Carries out FindPath's path backwards: the last fingerprint moves into `room`, the one
+  // before it into the slot just emptied, and so on, and fp into the first slot. A move checks,
+  // under both buckets' locks, that the slot still holds the fingerprint the walk read and that
+  // the destination has room; when another insert (or this path's own earlier move, where it
+  // crosses a slot twice) has changed either, the path stops there, every fingerprint still in
+  // one of its two buckets.
+  MovedPath MovePath(const std::vector<Eviction>& path, std::uint64_t room, std::uint64_t fp,
+                     InsertLocks& locks) {
+    if (path.empty()) {
+      const HeldBuckets<1> held(*this, locks, {room});
+      return {0, TryPlace(room, fp)};
+    }
+    std::uint64_t to = room;
+    int moves = 0;
+    for (std::size_t j = path.size(); j-- > 0;) {
+      const std::uint64_t from = path[j].slot / kSlotsPerBucket;
+      const HeldBuckets<2> held(*this, locks, {from, to});
+      const std::uint64_t moving = path[j].previous;
+      if (slots_.get(path[j].slot) != moving || !TryPlace(to, moving)) return {moves, false};
+      slots_.set(path[j].slot, j == 0 ? fp : 0);
+      ++moves;
+      to = from;
+    }
+    return {moves, true};
   }
 
   bool EraseFrom(std::uint64_t bucket, std::uint64_t fp) {
