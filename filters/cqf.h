@@ -37,10 +37,16 @@
 // Without the keys: merge() adds the counts of equal fingerprints in one sequential pass;
 // resized_double() moves one remainder bit into the quotient; for_each_fingerprint(fn(q, r,
 // count)) streams the entries in order.
+//
+// Concurrent inserts: the RSQF's region locks (filters/rsqf.h, rsqf_core.h), any count: an
+// insert that grows a counter adds at most two slots, so it checks that the first two unused
+// slots after its quotient lie in the regions it holds. Counts add, so a concurrent build has
+// the bytes of a sequential one.
 #pragma once
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -70,6 +76,7 @@ class BasicCqf
   using typename Shared::Core;
   static constexpr std::string_view kName = "cqf";
   static constexpr int kMinRemainderBits = 2;  // r = 1 leaves counters no digits (base 2^r - 2)
+  static constexpr int kMaxSlotsPerInsert = 2;  // count 2 -> 3 (x x -> x [0] D x), a new digit
   using RsqfFilterBase<BasicCqf, kOffsetLimit, kPortable>::RsqfFilterBase;  // its constructors
 
  private:
@@ -314,13 +321,16 @@ class BasicCqf
   }
 
   // Shared::insert's step: adds one to the count of (fq, fr), creating the entry (one slot) if
-  // needed.
+  // needed. kShared: Shared::insert_concurrent's, every counter bumped atomically.
+  template <bool kShared = false>
   bool AddFingerprint(std::uint64_t fq, std::uint64_t fr) {
     if (!core_.Occupied(fq)) {
       const std::int64_t prev = core_.RunEndUpTo(fq);
-      if (!core_.InsertSlot(fq, std::max<std::int64_t>(fq, prev + 1), fr, -1)) return false;
-      ++entries_;
-      ++total_;
+      if (!core_.template InsertSlot<kShared>(fq, std::max<std::int64_t>(fq, prev + 1), fr, -1)) {
+        return false;
+      }
+      Count<kShared>(entries_);
+      Count<kShared>(total_);
       return true;
     }
     const std::uint64_t end = core_.RunEndUpTo(fq);
@@ -330,33 +340,50 @@ class BasicCqf
       const Entry e = Decode(p, end);
       if (e.rem == fr) {
         if (e.count == std::numeric_limits<std::uint64_t>::max()) return false;  // no wrap
-        if (!Rewrite(fq, p, e.len, start, end, fr, e.count + 1)) return false;
-        ++total_;
+        if (!Rewrite<kShared>(fq, p, e.len, start, end, fr, e.count + 1)) return false;
+        Count<kShared>(total_);
         return true;
       }
       if (e.rem > fr) break;
       p += e.len;
     }
-    if (!core_.InsertSlot(fq, p, fr, static_cast<std::int64_t>(end))) return false;
-    ++entries_;
-    ++total_;
+    if (!core_.template InsertSlot<kShared>(fq, p, fr, static_cast<std::int64_t>(end))) {
+      return false;
+    }
+    Count<kShared>(entries_);
+    Count<kShared>(total_);
     return true;
+  }
+
+  template <bool kShared>
+  static void Count(std::uint64_t& counter) {
+    if constexpr (kShared) {
+      AtomicAdd<std::uint64_t>(counter, 1);
+    } else {
+      ++counter;
+    }
   }
 
   // Replaces the entry of `len` slots at p (run [start, end] of fq) by the encoding of
   // (fr, count), growing or shrinking the run one slot at a time at the entry's tail. False
   // (entry unchanged) if the table has no room to grow.
+  template <bool kShared = false>
   bool Rewrite(std::uint64_t fq, std::uint64_t p, std::uint64_t len, std::uint64_t start,
                std::uint64_t end, std::uint64_t fr, std::uint64_t count) {
     std::array<std::uint64_t, kMaxEncoding> enc;
     const std::uint64_t new_len = Encode(fr, count, enc.data());
-    has_digits_ |= count >= 3;
+    if constexpr (kShared) {
+      if (count >= 3) std::atomic_ref<bool>(has_digits_).store(true, std::memory_order_relaxed);
+    } else {
+      has_digits_ |= count >= 3;
+    }
     std::uint64_t grown = 0;
     while (len + grown < new_len) {
-      if (!core_.InsertSlot(fq, p + len + grown, fr, static_cast<std::int64_t>(end))) {
+      if (!core_.template InsertSlot<kShared>(fq, p + len + grown, fr,
+                                              static_cast<std::int64_t>(end))) {
         // undo the slots added so far; the old entry's slots are untouched
         while (grown > 0) {
-          core_.RemoveSlot(fq, p + len + grown - 1, start, end);
+          core_.template RemoveSlot<kShared>(fq, p + len + grown - 1, start, end);
           --end;
           --grown;
         }
@@ -366,7 +393,7 @@ class BasicCqf
       ++end;
     }
     for (std::uint64_t cur = len; cur > new_len; --cur) {
-      core_.RemoveSlot(fq, p + cur - 1, start, end);
+      core_.template RemoveSlot<kShared>(fq, p + cur - 1, start, end);
       --end;
     }
     for (std::uint64_t i = 0; i < new_len; ++i) core_.SetRem(p + i, enc[i]);

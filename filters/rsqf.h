@@ -24,6 +24,21 @@
 //
 // Without the keys: merge() (one sequential pass over both), resized_double() (q + 1, r - 1),
 // for_each_fingerprint(fn(quotient, remainder)) in increasing order.
+//
+// Concurrent inserts (core/concurrent_insert.h; RsqfFilterBase::insert_concurrent in
+// rsqf_core.h, shared with the CQF): the CQF paper's thread-safety scheme (§ on multi-threaded
+// inserts): the table is cut into regions of a fixed number of slots, one spin lock each, and an
+// insert locks the region its quotient falls in and the next, since a shift can spill over. A
+// shift that would run past the held regions (or a saturated offset whose walk back would) is
+// detected before anything is written, by searches bounded to the held blocks, and the insert
+// then holds more regions (ascending order) and looks again: it never reads or writes a byte
+// outside what it holds. Regions are 64 blocks (4096 slots): an insert holds at least the 4032
+// slots after its own region, while at the 95% default load the mean distance from a quotient
+// to the first unused slot is ~200 (Knuth, (1 + 1/(1 - alpha)^2) / 2), so retries are rare
+// (none in 0.95 * 2^22 inserts, r = 8); and 2^20 slots make 256 regions, so T threads on random
+// quotients rarely meet, for locks costing a byte per 4096 slots. The layout is canonical for the multiset held (runs sorted,
+// offsets derived), so a concurrent build has the bytes of a sequential build of the keys it
+// accepted (filters/rsqf_threaded_test.cc checks exactly that).
 #pragma once
 
 #include <algorithm>
@@ -53,6 +68,7 @@ class BasicRsqf
   using typename Shared::Core;
   static constexpr std::string_view kName = "rsqf";
   static constexpr int kMinRemainderBits = 1;
+  static constexpr int kMaxSlotsPerInsert = 1;
   using RsqfFilterBase<BasicRsqf, kOffsetLimit, kPortable>::RsqfFilterBase;  // its constructors
 
   bool erase(std::uint64_t key) {
@@ -159,16 +175,17 @@ class BasicRsqf
   friend Shared;  // calls AddFingerprint, Holds, AppendEntry, FinishAppend and Cursor
 
   // Shared::insert's step: the remainder goes into its sorted place in fq's run (a new run when
-  // fq has none).
+  // fq has none). kShared: Shared::insert_concurrent's, the slot count bumped atomically.
+  template <bool kShared = false>
   bool AddFingerprint(std::uint64_t fq, std::uint64_t fr) {
     if (!core_.Occupied(fq)) {
       const std::int64_t prev = core_.RunEndUpTo(fq);
-      return core_.InsertSlot(fq, std::max<std::int64_t>(fq, prev + 1), fr, -1);
+      return core_.template InsertSlot<kShared>(fq, std::max<std::int64_t>(fq, prev + 1), fr, -1);
     }
     const std::uint64_t end = core_.RunEndUpTo(fq);
     std::uint64_t pos = core_.RunStart(fq, end);
     while (pos <= end && core_.Rem(pos) < fr) ++pos;
-    return core_.InsertSlot(fq, pos, fr, static_cast<std::int64_t>(end));
+    return core_.template InsertSlot<kShared>(fq, pos, fr, static_cast<std::int64_t>(end));
   }
 
   bool Holds(std::uint64_t fq, std::uint64_t fr) const {

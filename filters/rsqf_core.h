@@ -47,6 +47,7 @@
 #include <vector>
 
 #include "filters/quotient_common.h"
+#include "core/concurrent_insert.h"
 #include "core/filter.h"
 #include "filters/theory_formulas.h"
 #include "core/hashing.h"
@@ -345,7 +346,9 @@ class RsqfCore {
   // Puts `value` in slot pos for quotient x, shifting everything from pos up to the first unused
   // slot one slot right. run_end < 0: x has no run yet (pos = max(x, previous run end + 1));
   // otherwise pos lies in [run start, run_end + 1]. False (nothing changed) if the shift would
-  // run past the last overflow slot.
+  // run past the last overflow slot. kShared: other threads insert at the same time (each
+  // within the blocks it holds, see Window), so the slot count is bumped atomically.
+  template <bool kShared = false>
   bool InsertSlot(std::uint64_t x, std::uint64_t pos, std::uint64_t value, std::int64_t run_end) {
     const std::uint64_t e = FirstUnusedFrom(pos);
     if (e >= total_slots()) return false;
@@ -366,12 +369,17 @@ class RsqfCore {
       const std::uint8_t o = StoredOffset(k);
       if (o < kOffsetLimit) SetStoredOffset(k, o + 1);
     }
-    ++used_;
+    if constexpr (kShared) {
+      AtomicAdd<std::uint64_t>(used_, 1);
+    } else {
+      ++used_;
+    }
     return true;
   }
 
   // Removes slot pos from the run [start, end] of quotient x, pulling the following shifted
-  // runs one slot left; a run that reaches its home slot stops the pull.
+  // runs one slot left; a run that reaches its home slot stops the pull. kShared: as InsertSlot.
+  template <bool kShared = false>
   void RemoveSlot(std::uint64_t x, std::uint64_t pos, std::uint64_t start, std::uint64_t end) {
     std::uint64_t last = end;  // last slot that moves
     for (std::uint64_t y = x;;) {
@@ -392,7 +400,112 @@ class RsqfCore {
       // A saturated offset's new value is unknown: recompute it (blocks before k are final).
       SetStoredOffset(k, o < kOffsetLimit ? o - 1 : Clamp(TrueOffset(k)));
     }
-    --used_;
+    if constexpr (kShared) {
+      AtomicAdd<std::uint64_t>(used_, ~std::uint64_t{0});  // minus one, modulo 2^64
+    } else {
+      --used_;
+    }
+  }
+
+  // Concurrent inserts (core/concurrent_insert.h) run the sequential insert code inside a
+  // Window: blocks [lo, hi) that the inserting thread holds, plus the first 8 bytes after block
+  // hi - 1 (block hi's header, or the table's spare bytes when hi is the last block), which the
+  // word moves of block hi - 1's remainders read and write back. Before that code runs, the
+  // bounded searches below replay its reads - the backward walk over saturated offsets and the
+  // forward scans to run ends and to the first unused slot - without leaving the window. When
+  // one would leave it they return false and name the block they wanted, so the caller can
+  // hold more and try again. What they establish (FirstUnusedIn below) confines every read and
+  // write of the sequential insert to the window.
+  struct Window {
+    std::uint64_t lo = 0, hi = 0;
+    std::uint64_t wanted = 0;  // after a false return: a block outside [lo, hi) the search needs
+  };
+
+  // First slot >= s that no run covers, or total_slots() if none, as FirstUnusedFrom; false if
+  // finding it reads outside w. With e = the result for s = x, an insert of quotient x places
+  // its slot at some pos in [x, e] (pos <= the run's end + 1 <= e) and shifts [pos, e]: its
+  // rank/select calls read blocks from x's saturated-offset walk (replayed here) up to e's
+  // block, its writes reach e's block and spill into the next block's first 8 bytes. So
+  // e < 64 w.hi (or e = total_slots(), a refusal that writes nothing) keeps it inside w.
+  bool FirstUnusedIn(std::uint64_t s, Window& w, std::uint64_t& unused) const {
+    while (s < total_slots()) {
+      if ((s >> 6) >= w.hi) {
+        w.wanted = s >> 6;
+        return false;
+      }
+      std::int64_t t;
+      if (!RunEndUpToIn(s, w, t)) return false;
+      if (t < static_cast<std::int64_t>(s)) {
+        unused = s;
+        return true;
+      }
+      s = static_cast<std::uint64_t>(t) + 1;
+    }
+    unused = total_slots();
+    return true;
+  }
+
+  // RunEndUpTo(x) reading only inside w (x's block must lie in w).
+  bool RunEndUpToIn(std::uint64_t x, Window& w, std::int64_t& end) const {
+    const std::uint64_t block = x >> 6;
+    std::uint64_t off;
+    if (!TrueOffsetIn(block, w, off)) return false;
+    const int d = Pop(OccWord(block) & ((2ULL << (x & 63)) - 1));
+    if (d == 0) {
+      end = static_cast<std::int64_t>(block * 64 + off) - 1;
+      return true;
+    }
+    std::uint64_t found;
+    if (!NthRunendIn(block * 64 + off, d, w, found)) return false;
+    end = static_cast<std::int64_t>(found);
+    return true;
+  }
+
+  // TrueOffset(k) reading only inside w (k must lie in w): the walk back over saturated offsets
+  // may want an earlier block, and each step's run end a later one.
+  bool TrueOffsetIn(std::uint64_t k, Window& w, std::uint64_t& off) const {
+    std::uint64_t j = k;
+    while (StoredOffset(j) >= kOffsetLimit) {  // block 0's offset is 0: the walk stops there
+      if (j == w.lo) {
+        w.wanted = j - 1;
+        return false;
+      }
+      --j;
+    }
+    off = StoredOffset(j);
+    for (std::uint64_t t = j; t < k; ++t) {
+      const int d = Pop(OccWord(t));
+      std::uint64_t end = t * 64 + off;  // one past the run end when d = 0
+      if (d > 0) {
+        if (!NthRunendIn(t * 64 + off, d, w, end)) return false;
+        ++end;
+      }
+      off = end > (t + 1) * 64 ? end - (t + 1) * 64 : 0;
+    }
+    return true;
+  }
+
+  // NthRunendFrom(p, d) reading only inside w.
+  bool NthRunendIn(std::uint64_t p, int d, Window& w, std::uint64_t& found) const {
+    std::uint64_t block = p >> 6;
+    if (block >= w.hi) {
+      w.wanted = block;
+      return false;
+    }
+    std::uint64_t word = RunWord(block) & (~0ULL << (p & 63));
+    while (true) {
+      const int c = Pop(word);
+      if (d <= c) {
+        found = block * 64 + Sel(word, d - 1);
+        return true;
+      }
+      d -= c;
+      if (++block >= w.hi) {
+        w.wanted = block;
+        return false;
+      }
+      word = RunWord(block);
+    }
   }
 
   // Visits the runs in quotient order.
@@ -730,8 +843,10 @@ class RsqfCore {
 
 // What the RSQF (filters/rsqf.h) and the CQF (filters/cqf.h) share above the core. They differ
 // in what a run holding the remainder means (a CQF slot may be a counter digit), so Derived
-// supplies Holds and AddFingerprint, and a Cursor, AppendEntry and FinishAppend for merge and
-// resize; it also declares kName and kMinRemainderBits (the smallest r its layout works with).
+// supplies Holds and AddFingerprint<kShared> (kShared: counters bumped atomically, for the
+// concurrent mode), and a Cursor, AppendEntry and FinishAppend for merge and resize; it also
+// declares kName, kMinRemainderBits (the smallest r its layout works with) and
+// kMaxSlotsPerInsert (how many slots one insert may add).
 // CRTP, not virtual calls: contains() and insert() inline Derived's code as they did when each
 // filter spelled them out, so lookups and inserts compile to the same code.
 template <class Derived, int kOffsetLimit, bool kPortable>
@@ -772,6 +887,49 @@ class RsqfFilterBase {
   bool contains(std::uint64_t key) const {
     const auto [fq, fr] = Split(key);
     return derived().Holds(fq, fr);
+  }
+
+  // Concurrent insert mode (core/concurrent_insert.h), the CQF paper's region locks: a lock
+  // per region of region_blocks 64-slot blocks. An insert of quotient x holds x's region and
+  // the next (a shift may spill over), checks with the core's bounded searches
+  // (RsqfCore::Window) that its cluster ends inside what it holds, and if not, takes more
+  // regions and checks again, before it runs the sequential insert code. Regions are locked in
+  // ascending order: more regions above are taken while holding the rest (still ascending);
+  // one below (a saturated offset whose walk back leaves the held blocks) means releasing all
+  // and locking again from there. region_blocks is a parameter for the tests (1 makes nearly
+  // every cluster cross regions); kInsertRegionBlocks is the mode's.
+  static constexpr std::uint64_t kInsertRegionBlocks = 64;
+
+  std::size_t insert_lock_count(std::uint64_t region_blocks = kInsertRegionBlocks) const {
+    return (core_.total_slots() / 64 + region_blocks - 1) / region_blocks;
+  }
+
+  bool insert_concurrent(std::uint64_t key, InsertLocks& locks,
+                         std::uint64_t region_blocks = kInsertRegionBlocks) {
+    const auto [fq, fr] = Split(key);
+    const std::uint64_t blocks = core_.total_slots() / 64, last = insert_lock_count(region_blocks) - 1;
+    assert(locks.size() > last);
+    std::uint64_t lo = (fq >> 6) / region_blocks, hi = std::min(lo + 1, last);
+    for (std::uint64_t i = lo; i <= hi; ++i) locks.lock(i);
+    while (true) {
+      // Region hi's last block is held only for the spill of the word moves before it.
+      typename Core::Window w{lo * region_blocks, hi == last ? blocks : (hi + 1) * region_blocks - 1};
+      if (ConcurrentInsertFits(fq, w)) break;
+      if (w.wanted >= w.lo) {
+        const std::uint64_t more = std::min(last, (w.wanted + 1) / region_blocks);
+        assert(more > hi);  // with the last region held the window reaches the table's end
+        for (std::uint64_t i = hi + 1; i <= more; ++i) locks.lock(i);
+        hi = more;
+      } else {
+        for (std::uint64_t i = lo; i <= hi; ++i) locks.unlock(i);
+        lo = w.wanted / region_blocks;
+        for (std::uint64_t i = lo; i <= hi; ++i) locks.lock(i);
+      }
+    }
+    const bool added = derived().template AddFingerprint<true>(fq, fr);
+    for (std::uint64_t i = lo; i <= hi; ++i) locks.unlock(i);
+    if (!added) AtomicAdd<std::uint64_t>(insert_failures_, 1);
+    return added;
   }
 
   // Batched lookups (BatchedFilter), RsqfCore::ContainsMany: prefetch a group, then probe.
@@ -843,6 +1001,18 @@ class RsqfFilterBase {
   }
 
   QuotientShape Shape() const { return {seed_, core_.q(), core_.r(), max_load_, core_.used()}; }
+
+  // Whether the sequential insert of quotient x stays inside w: the first unused slot at or
+  // after x lies in w, and so does the second when Derived may add two slots at once (a CQF
+  // counter growing; its second InsertSlot shifts up to that slot) to a run x already has.
+  bool ConcurrentInsertFits(std::uint64_t x, typename Core::Window& w) const {
+    std::uint64_t unused;
+    if (!core_.FirstUnusedIn(x, w, unused)) return false;
+    if (Derived::kMaxSlotsPerInsert == 1 || unused >= core_.total_slots() || !core_.Occupied(x)) {
+      return true;
+    }
+    return core_.FirstUnusedIn(unused + 1, w, unused);
+  }
 
   Core core_;
   std::uint64_t seed_;
