@@ -15,38 +15,22 @@
 #include "core/hashing.h"
 #include "filters/all.h"
 #include "filters/test_params.h"
+#include "filters/threaded_test_support.h"
 
 namespace amq {
 namespace {
 
-// Distinct keys: MurmurMix64 is a bijection, so distinct inputs give distinct keys.
-std::vector<std::uint64_t> DistinctKeys(std::size_t n, std::uint64_t salt) {
-  std::vector<std::uint64_t> keys(n);
-  for (std::size_t i = 0; i < n; ++i) keys[i] = MurmurMix64(i * 2 + 1 + (salt << 40));
-  return keys;
-}
+using threaded_test::DistinctKeys;
 
 // Thread t inserts keys t, t + T, t + 2T, ...: slices interleaved, so threads meet in the same
-// regions from the start. Returns how many inserts each thread saw refused.
+// regions from the start. Returns how many inserts were refused; `accepted` gets each key's answer.
 template <ConcurrentInsertFilter F>
 std::size_t InsertOnThreads(F& filter, const std::vector<std::uint64_t>& keys, int threads,
                             std::vector<std::uint8_t>& accepted) {
   InsertLocks locks(filter.insert_lock_count());
-  accepted.assign(keys.size(), 0);
-  std::vector<std::size_t> refused(threads, 0);
-  std::vector<std::thread> team;
-  for (int t = 0; t < threads; ++t) {
-    team.emplace_back([&, t] {
-      for (std::size_t i = t; i < keys.size(); i += threads) {
-        accepted[i] = filter.insert_concurrent(keys[i], locks) ? 1 : 0;
-        refused[t] += accepted[i] ? 0 : 1;
-      }
-    });
-  }
-  for (std::thread& th : team) th.join();
-  std::size_t total = 0;
-  for (std::size_t r : refused) total += r;
-  return total;
+  accepted = threaded_test::InsertOnThreads(keys.size(), threads, threaded_test::Slices::kInterleaved,
+                                            [&](std::size_t i) { return filter.insert_concurrent(keys[i], locks); });
+  return static_cast<std::size_t>(std::count(accepted.begin(), accepted.end(), 0));
 }
 
 template <class F>

@@ -23,6 +23,7 @@
 #include "core/hashing.h"
 #include "filters/cuckoo.h"
 #include "filters/test_params.h"
+#include "filters/threaded_test_support.h"
 
 namespace amq {
 namespace {
@@ -31,30 +32,15 @@ using filter_tests::Params;
 
 constexpr int kThreadCounts[] = {1, 2, 4, 8};
 
-std::vector<std::uint64_t> RandomKeys(std::size_t n, std::uint64_t seed) {
-  XorShift64Star random(seed);
-  std::vector<std::uint64_t> keys(n);
-  for (auto& key : keys) key = random.Next();
-  return keys;
-}
+using threaded_test::RandomKeys;
 
 // Thread t inserts keys t, t + T, t + 2T, ...: the threads meet in the same buckets from the
-// start. The answer for each key (1: accepted), written by the thread that inserted it.
+// start. The answer for each key (1: accepted).
 template <class F>
-std::vector<std::uint8_t> InsertOnThreads(F& f, const std::vector<std::uint64_t>& keys,
-                                          int threads) {
+std::vector<std::uint8_t> InsertOnThreads(F& f, const std::vector<std::uint64_t>& keys, int threads) {
   InsertLocks locks(f.insert_lock_count());
-  std::vector<std::uint8_t> accepted(keys.size());
-  std::vector<std::thread> pool;
-  for (int t = 0; t < threads; ++t) {
-    pool.emplace_back([&, t] {
-      for (std::size_t i = t; i < keys.size(); i += threads) {
-        accepted[i] = f.insert_concurrent(keys[i], locks) ? 1 : 0;
-      }
-    });
-  }
-  for (std::thread& thread : pool) thread.join();
-  return accepted;
+  return threaded_test::InsertOnThreads(keys.size(), threads, threaded_test::Slices::kInterleaved,
+                                        [&](std::size_t i) { return f.insert_concurrent(keys[i], locks); });
 }
 
 // A stored fingerprint as moves leave it: the lower of its two buckets, and its value.

@@ -21,16 +21,12 @@
 #include "core/hashing.h"
 #include "filters/cqf.h"
 #include "filters/rsqf.h"
+#include "filters/threaded_test_support.h"
 
 namespace amq {
 namespace {
 
-// Distinct keys (MurmurMix64 is a bijection).
-std::vector<std::uint64_t> DistinctKeys(std::size_t n, std::uint64_t salt) {
-  std::vector<std::uint64_t> keys(n);
-  for (std::size_t i = 0; i < n; ++i) keys[i] = MurmurMix64(i * 2 + 1 + (salt << 40));
-  return keys;
-}
+using threaded_test::DistinctKeys;
 
 struct ThreadedBuild {
   std::vector<std::uint8_t> accepted;  // per key: insert_concurrent's answer
@@ -44,19 +40,9 @@ ThreadedBuild InsertOnThreads(F& filter, const std::vector<std::uint64_t>& keys,
                               std::uint64_t region_blocks) {
   InsertLocks locks(filter.insert_lock_count(region_blocks));
   ThreadedBuild out;
-  out.accepted.assign(keys.size(), 0);
-  std::latch start(threads);
-  std::vector<std::thread> team;
-  for (int t = 0; t < threads; ++t) {
-    team.emplace_back([&, t] {
-      const std::size_t lo = keys.size() * t / threads, hi = keys.size() * (t + 1) / threads;
-      start.arrive_and_wait();
-      for (std::size_t i = lo; i < hi; ++i) {
-        out.accepted[i] = filter.insert_concurrent(keys[i], locks, region_blocks) ? 1 : 0;
-      }
-    });
-  }
-  for (std::thread& th : team) th.join();
+  out.accepted = threaded_test::InsertOnThreads(
+      keys.size(), threads, threaded_test::Slices::kContiguous,
+      [&](std::size_t i) { return filter.insert_concurrent(keys[i], locks, region_blocks); });
   for (std::uint8_t a : out.accepted) out.accepted_count += a;
   return out;
 }

@@ -22,6 +22,7 @@
 #include "core/concurrent_insert.h"
 #include "core/hashing.h"
 #include "filters/test_params.h"
+#include "filters/threaded_test_support.h"
 
 namespace amq {
 namespace {
@@ -37,28 +38,15 @@ TYPED_TEST_SUITE(VqfThreadedTest, Geometries, filter_tests::FilterNames);
 
 constexpr int kThreadCounts[] = {1, 2, 4, 8};
 
-std::vector<std::uint64_t> RandomKeys(std::size_t n, std::uint64_t seed) {
-  XorShift64Star random(seed);
-  std::vector<std::uint64_t> keys(n);
-  for (auto& key : keys) key = random.Next();
-  return keys;
-}
+using threaded_test::RandomKeys;
 
 // Thread t inserts keys [t n / T, (t + 1) n / T) in order, sharing one InsertLocks; the answer
-// for each key (1: accepted), written by the thread that inserted it.
+// for each key (1: accepted).
 template <class F>
 std::vector<std::uint8_t> InsertOnThreads(F& f, const std::vector<std::uint64_t>& keys, int threads) {
   InsertLocks locks(f.insert_lock_count());
-  std::vector<std::uint8_t> accepted(keys.size());
-  std::vector<std::thread> pool;
-  for (int t = 0; t < threads; ++t) {
-    pool.emplace_back([&, t] {
-      const std::size_t begin = keys.size() * t / threads, end = keys.size() * (t + 1) / threads;
-      for (std::size_t i = begin; i < end; ++i) accepted[i] = f.insert_concurrent(keys[i], locks) ? 1 : 0;
-    });
-  }
-  for (std::thread& thread : pool) thread.join();
-  return accepted;
+  return threaded_test::InsertOnThreads(keys.size(), threads, threaded_test::Slices::kContiguous,
+                                        [&](std::size_t i) { return f.insert_concurrent(keys[i], locks); });
 }
 
 // Every (bucket, tag) the blocks hold, read from the bytes by the layout (Validate checks it).

@@ -12,6 +12,7 @@
 #include <span>
 #include <vector>
 
+#include "core/concurrent_insert.h"
 #include "core/filter.h"
 #include "workloads/queries.h"
 
@@ -87,6 +88,23 @@ FlaggedCounts CountContainedFlagged(const F& filter, std::span<const std::uint64
     absent_found += hit & (is_member ^ 1);
   }
   return {members_found, absent_found};
+}
+
+// One thread's loop in the concurrent_inserts kind (harness/kinds/concurrent_inserts_kind.h): its
+// slice of the keys into a filter other threads load at the same time, through the filter's
+// concurrent mode. accepted[i] records whether key i went in, for the false-negative check
+// after the threads are joined; a byte per key, not a bit, so two threads never write one word.
+// Returns the inserts refused.
+template <ConcurrentInsertFilter F>
+std::size_t InsertConcurrentSlice(F& filter, InsertLocks& locks, std::span<const std::uint64_t> keys,
+                                  std::span<std::uint8_t> accepted) {
+  std::size_t refused = 0;
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    const bool in = filter.insert_concurrent(keys[i], locks);
+    accepted[i] = in ? 1 : 0;
+    refused += in ? 0 : 1;
+  }
+  return refused;
 }
 
 // One lookup behind a call the compiler may not inline: FastFilter's benchmark calls every
