@@ -26,6 +26,7 @@ int ListCommand(const Args& args) {
     std::cout << e.name << "\n  family: " << e.family
               << "\n  build: " << (e.dynamic ? "dynamic (insert key by key)" : "static (from the whole key set)")
               << "\n  erase: " << (e.erasable ? "yes" : "no")
+              << "\n  concurrent inserts: " << (e.concurrent_inserts ? "yes (core/concurrent_insert.h)" : "no")
               << "\n  width: " << (e.fixed_width ? "fixed by the type" : "from --fpr or --bits-per-key")
               << "\n  adaptive experiments: " << (e.adaptive ? e.adaptive->adapts ? "yes" : "yes (a static control: adaptation off)" : "no");
     if (!e.library.empty()) std::cout << "\n  library: " << e.library;

@@ -126,7 +126,14 @@ TEST_F(Driver, ListNamesEveryFilter) {
   ASSERT_EQ(list.status, 0);
   for (const char* name : {"bloom", "blocked_bloom", "cuckoo", "cuckoo8", "cuckoo12", "cuckoo16"}) {
     EXPECT_NE(list.out.find(std::string(name) + "\n"), std::string::npos) << name;
-  }
+  }  // The capabilities a filter has, from its type: bloom's concurrent mode, xor8 has none.
+  EXPECT_NE(list.out.find("bloom\n  family: bloom\n"), std::string::npos);
+  const auto section = [&](const std::string& name) {
+    const std::size_t at = list.out.find("\n" + name + "\n");
+    return list.out.substr(at, list.out.find("parameters:", at) - at);
+  };
+  EXPECT_NE(section("blocked_bloom").find("concurrent inserts: yes"), std::string::npos);
+  EXPECT_NE(section("xor8").find("concurrent inserts: no"), std::string::npos);
 }
 
 TEST_F(Driver, BadInputExitsTwoWithOneLineAndNoFile) {

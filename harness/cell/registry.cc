@@ -29,7 +29,7 @@ const AdaptiveTrials* AdaptiveOf() {
 template <Filter F>
 FilterEntry EntryFor() {
   return {F::kName,          F::kFamily,       F::kParameters, DynamicFilter<F>,
-          ErasableFilter<F>, IsFixedWidth<F>(), LibraryOf<F>(), StatsOf<F>(),
+          ErasableFilter<F>, IsFixedWidth<F>(), ConcurrentInsertFilter<F>, LibraryOf<F>(), StatsOf<F>(),
           &RunCell<F>,       AdaptiveOf<F>(),  &BuildOnce<F>, &MeasureBuildBytes<F>,
           MicroSizingOf<F>(), &CountInstructions<F>};
 }

@@ -23,6 +23,7 @@ struct FilterEntry {
   bool dynamic = false;
   bool erasable = false;
   bool fixed_width = false;             // the fingerprint width is part of the type (cuckoo12, xor8)
+  bool concurrent_inserts = false;      // has a concurrent insert mode (core/concurrent_insert.h)
   std::string_view library = {};       // the production library it wraps, or ""
   std::span<const StatSpec> stats = {};  // the statistics add_stats reports
   Json (*run_cell)(const CellSpec&) = nullptr;

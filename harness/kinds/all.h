@@ -11,6 +11,7 @@
 #include "harness/kinds/absent_deletes_kind.h"
 #include "harness/kinds/adapt_kind.h"
 #include "harness/kinds/build_failures_kind.h"
+#include "harness/kinds/concurrent_inserts_kind.h"
 #include "harness/kinds/counting_kind.h"
 #include "harness/kinds/filters_kind.h"
 #include "harness/kinds/fill_step_kind.h"
@@ -34,6 +35,7 @@ inline constexpr const KindSpec* kAllKinds[] = {
     &kFillStepKind,
     &kInstructionsKind,
     &kThreadsKind,
+    &kConcurrentInsertsKind,
 };
 
 // nullptr when no kind has that name.

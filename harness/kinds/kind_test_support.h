@@ -26,4 +26,11 @@ inline PlanInput KindInput(const KindSpec& kind, Json params, const std::vector<
   return in;
 }
 
+// The labels of a plan's cells, in run order: what a test of a kind's cell list compares.
+inline std::vector<std::string> CellLabels(const ExperimentPlan& plan) {
+  std::vector<std::string> labels;
+  for (const CellPlan& c : plan.cells()) labels.push_back(c.label);
+  return labels;
+}
+
 }  // namespace amq

@@ -352,13 +352,7 @@ std::unique_ptr<ExperimentPlan> ThreadsPlanFrom(const PlanInput& in) {
   }
   if (!in.Has("keys")) throw InputError("give " + in.Name("keys"));
   p.keys = in.params["keys"].get<std::vector<std::size_t>>();
-  p.threads = in.Has("threads") ? in.params["threads"].get<std::vector<int>>()
-                                : DefaultThreadCounts(static_cast<int>(PlacementCpus().size()));
-  std::sort(p.threads.begin(), p.threads.end());
-  p.threads.erase(std::unique(p.threads.begin(), p.threads.end()), p.threads.end());
-  if (p.threads.empty() || p.threads.front() != 1) {
-    throw InputError(in.Name("threads") + " must include 1: the speedups divide by one thread's rate");
-  }
+  p.threads = ThreadCountsFrom(in);
   if (in.Has("layouts")) {
     p.layouts = in.params["layouts"].get<std::vector<std::string>>();
     for (const std::string& layout : p.layouts) {
@@ -413,6 +407,17 @@ std::vector<FieldSpec> ThreadsFields() {
 }
 
 }  // namespace
+
+std::vector<int> ThreadCountsFrom(const PlanInput& in) {
+  std::vector<int> threads = in.Has("threads") ? in.params["threads"].get<std::vector<int>>()
+                                               : DefaultThreadCounts(static_cast<int>(PlacementCpus().size()));
+  std::sort(threads.begin(), threads.end());
+  threads.erase(std::unique(threads.begin(), threads.end()), threads.end());
+  if (threads.empty() || threads.front() != 1) {
+    throw InputError(in.Name("threads") + " must include 1: the speedups divide by one thread's rate");
+  }
+  return threads;
+}
 
 std::unique_ptr<ExperimentPlan> MakeThreadsPlan(const ThreadsParams& params) {
   return std::make_unique<ThreadsPlan>(params);

@@ -58,6 +58,11 @@ struct ThreadsParams {
 
 std::unique_ptr<ExperimentPlan> MakeThreadsPlan(const ThreadsParams& params);
 
+// A suite's `threads` list, sorted and without repeats, or the default counts for this process's
+// CPUs; an InputError unless 1 is among them (every speedup divides by one thread's rate). Shared
+// with the concurrent_inserts kind, which reads the same parameter the same way.
+std::vector<int> ThreadCountsFrom(const PlanInput& in);
+
 extern const KindSpec kThreadsKind;
 
 }  // namespace amq

@@ -23,8 +23,7 @@ const Json kSmall = {{"keys", {4000}}, {"threads", {1, 2, 3}}, {"queries", 3000}
 
 TEST(Threads, CellsPerFilterLayoutAndThreadCount) {
   const auto plan = kThreadsKind.plan(KindInput(kThreadsKind, kSmall, {"bloom", "xor8"}));
-  std::vector<std::string> labels;
-  for (const CellPlan& c : plan->cells()) labels.push_back(c.label);
+  const std::vector<std::string> labels = CellLabels(*plan);
   // per_thread at T = 1 is the shared layout's T = 1: not run twice.
   EXPECT_EQ(labels, (std::vector<std::string>{
                         "bloom n=4000 shared T=1", "bloom n=4000 shared T=2", "bloom n=4000 shared T=3",

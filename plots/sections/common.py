@@ -84,6 +84,16 @@ def frames(results: ResultSet, experiments: list[Experiment]) -> list[tuple[Expe
     return [(e, f) for e, f in present if f is not None and not f.empty]
 
 
+def all_cells(results: ResultSet, section: str, kind: str) -> tuple[list[str], pd.DataFrame | None]:
+    """The ids of the experiments of `kind` in `section` that have cells, and their cell rows in
+    one frame (suite order; None when none has any). For a section that tabulates cells across
+    its experiments (a suite may split one kind's cells over several, one per n or per shard)."""
+    present = frames(results, results.experiments(section, kind=kind))
+    if not present:
+        return [], None
+    return [e.id for e, _ in present], pd.concat([f for _, f in present], ignore_index=True)
+
+
 def one_n_micro(results: ResultSet) -> list[Experiment]:
     """The micro-benchmark experiments at one n (no `keys` list: those are speed_vs_n's), in
     suite order, wherever the suite puts them: the builds the speed and hosts sections set side by

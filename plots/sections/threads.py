@@ -13,7 +13,7 @@ import pandas as pd
 import stats
 from report_format import count, table
 from result_set import ResultSet
-from sections import machine, speed_vs_n
+from sections import common, machine, speed_vs_n
 
 SECTION = "threads"
 KIND = "threads"
@@ -67,12 +67,9 @@ def layout_rows(cells: pd.DataFrame, layout: str, top: int, ceiling: pd.DataFram
 
 
 def render(results: ResultSet) -> str | None:
-    present = [e.id for e in results.experiments(SECTION, kind=KIND)]
-    frames = [results.frame(e) for e in present]
-    frames = [f for f in frames if f is not None and not f.empty]
-    if not frames:
+    present, cells = common.all_cells(results, SECTION, KIND)
+    if cells is None:
         return None
-    cells = pd.concat(frames, ignore_index=True)
     cells["threads"] = pd.to_numeric(cells["threads"])
     top = int(cells["threads"].max())
     ceiling = threaded_ceiling(results, top)
