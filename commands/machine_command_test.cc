@@ -1,8 +1,8 @@
 // commands/machine_command_test.cc - `amqbench machine` from the outside: a --quick run written
 // as a result file whose lines the schema accepts, its latency curve rising from L1 to the
-// largest size, one step per cache level (loosely), and bad options exiting 2 with one line
-// and no file. Never an absolute speed: these VMs are shared and loaded, so only structure and
-// loose monotonicity are checked.
+// largest size, one step per cache level (loosely), the line handoff where two CPUs are ours,
+// and bad options exiting 2 with one line and no file. Never an absolute speed: these VMs are
+// shared and loaded, so only structure and loose monotonicity are checked.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "commands/binary_test_support.h"
+#include "harness/machine/thread_team.h"
 #include "harness/run/schema.h"
 
 namespace {
@@ -114,6 +115,26 @@ TEST_F(MachineQuickRun, WritesAResultFileWithTheNamedRecords) {
   ASSERT_EQ(summary.size(), 1u);
   EXPECT_EQ(doc["records"].back()["test"], "cache_levels") << "the summary comes last";
   EXPECT_NE(table_->find("levels read off the curve"), std::string::npos) << *table_;
+}
+
+// With the threaded points (--quick keeps the default thread counts) and two CPUs, one cache
+// line handed between the placement's first two, measured once, before the summary.
+TEST_F(MachineQuickRun, HandsALineBetweenTheFirstTwoCpusWhereThereAreTwo) {
+  const auto handoff = Records("line_handoff");
+  const std::vector<int> placement = amq::PlacementCpus();
+  ASSERT_EQ(handoff.size(), placement.size() >= 2 ? 1u : 0u) << placement.size() << " CPUs";
+  if (handoff.empty()) GTEST_SKIP() << "one CPU: no handoff";
+  const json& r = handoff[0];
+  EXPECT_EQ(r["handoff_cpus"], json({placement[0], placement[1]}));
+  EXPECT_EQ((*doc_)["records"][(*doc_)["records"].size() - 2]["test"], "line_handoff");
+  if (r["pinned"].get<bool>()) {
+    EXPECT_GT(r["ns_per_handoff_min"].get<double>(), 0) << r.dump();
+    EXPECT_LE(r["ns_per_handoff_min"].get<double>(), r["ns_per_handoff"].get<double>()) << r.dump();
+    EXPECT_LE(r["ns_per_handoff"].get<double>(), r["ns_per_handoff_max"].get<double>()) << r.dump();
+  } else {
+    EXPECT_TRUE(r["ns_per_handoff"].is_null()) << "unpinned, the time is the scheduler's: " << r.dump();
+  }
+  EXPECT_NE(table_->find("a cache line handed between two CPUs"), std::string::npos) << *table_;
 }
 
 TEST_F(MachineQuickRun, LatencyRisesFromTheSmallestToTheLargestSize) {

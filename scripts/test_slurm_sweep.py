@@ -237,3 +237,10 @@ def test_ci_suite_in_three_slurm_shards_equals_one_run(cluster):
     assert verdict["worse"] == 0 and counts["cells_only_in_base"] == 0 and counts["cells_only_in_new"] == 0, verdict["summary"]
     assert counts["cells_matched"] > 0 and counts["values_equal"] > 0, verdict["summary"]
     assert [Path(f).name for f in verdict["base"]["files"]] == [Path(f).name for f in verdict["new"]["files"]]
+
+    # What ran, for a closing note or a reader (shown with pytest -s or -rP; passed runs only).
+    print(f"$ scripts/slurm_sweep.sh suites/ci.toml {SHARDS} {out} -- --only <the ci suite but instructions>\n"
+          f"{submitted.stdout.strip()}\n"
+          f"$ squeue/scontrol until merge job {merge_id} ended: {state}\n"
+          f"$ cat {out}/logs/merge.out\n{(out / 'logs' / 'merge.out').read_text().strip()}\n"
+          f"$ amqbench compare {whole} {out}\n{verdict['summary']}")

@@ -8,12 +8,14 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <fstream>
 #include <numeric>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 
 #include "core/errors.h"
 #include "core/hashing.h"
@@ -89,6 +91,13 @@ Spread SpreadOf(std::vector<double> values) {
   const std::size_t n = values.size();
   const double median = n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
   return {median, values.front(), values.back()};
+}
+
+// Nanoseconds per operation from seconds per operation.
+Spread NanosecondsOf(const std::vector<double>& seconds_per_op) {
+  std::vector<double> ns;
+  for (double s : seconds_per_op) ns.push_back(s * 1e9);
+  return SpreadOf(ns);
 }
 
 // Rates from seconds per operation: the fastest repeat is the highest rate.
@@ -292,9 +301,7 @@ Spread MeasureLatency(const MachineBuffer& buffer, std::size_t working_set, cons
   p = Chase(p, RoundUp(std::min<std::size_t>(lines, std::size_t{1} << 18), 8));
   const auto per_load = SecondsPerOperation([&](std::uint64_t loads) { p = Chase(p, loads); }, 8, timing);
   g_sink = reinterpret_cast<std::uintptr_t>(p);
-  std::vector<double> ns;
-  for (double s : per_load) ns.push_back(s * 1e9);
-  return SpreadOf(ns);
+  return NanosecondsOf(per_load);
 }
 
 const char* RandomLinesMethodName(RandomLinesMethod method) {
@@ -336,16 +343,18 @@ Spread MeasureSequential(const MachineBuffer& buffer, std::size_t working_set, c
 
 namespace {
 
-// SecondsPerOperation for a team: `run(t, ops)` performs `ops` operations on thread t (ops a
-// multiple of `granularity`). Grows ops per thread until one team run lasts min_seconds of wall
-// time, then times R repeats at that count.
-template <class Run>
-ThreadedSpread TeamRate(Run&& run, int threads, std::uint64_t granularity, const MachineTiming& timing,
-                        double units_per_op) {
+// SecondsPerOperation for a team, thread t pinned to cpus[t]: `run(t, ops)` performs `ops`
+// operations on thread t (ops a multiple of `granularity`). Grows ops per thread from `first_ops`
+// until one team run lasts min_seconds of wall time (these runs, untimed, are the warm-up), then
+// times R repeats at that count. `summarize` turns the repeats' wall seconds per operation (all
+// threads' operations together) into the spread reported.
+template <class Run, class Summarize>
+ThreadedSpread TimeTeam(Run&& run, const std::vector<int>& cpus, std::uint64_t first_ops, std::uint64_t granularity,
+                        const MachineTiming& timing, Summarize&& summarize) {
   const auto time = [&](std::uint64_t ops) {
-    return RunTeam(threads, [](int) {}, [&](int t) { run(t, ops); });
+    return RunTeamOn(cpus, [](int) {}, [&](int t) { run(t, ops); });
   };
-  std::uint64_t ops = RoundUp(std::max<std::uint64_t>(timing.min_operations, 1), granularity);
+  std::uint64_t ops = RoundUp(std::max<std::uint64_t>(first_ops, 1), granularity);
   for (double seconds = time(ops).wall_ns * 1e-9; seconds < timing.min_seconds;) {
     const double grow = std::clamp(timing.min_seconds * 1.2 / std::max(seconds, 1e-9), 1.5, 100.0);
     ops = RoundUp(static_cast<std::uint64_t>(static_cast<double>(ops) * grow), granularity);
@@ -356,15 +365,68 @@ ThreadedSpread TeamRate(Run&& run, int threads, std::uint64_t granularity, const
   std::vector<double> per_op, shares;
   for (int r = 0; r < timing.repeats; ++r) {
     const TeamRun team = time(ops);
-    per_op.push_back(team.wall_ns * 1e-9 / (static_cast<double>(ops) * threads));
+    per_op.push_back(team.wall_ns * 1e-9 / (static_cast<double>(ops) * static_cast<double>(cpus.size())));
     shares.push_back(team.cpu_share);
     out.cpus = team.cpus;
     out.cpus_seen = team.cpus_seen;
     out.pinned = team.pinned;
   }
-  out.rate = RateOf(per_op, units_per_op);
+  out.spread = summarize(per_op);
   out.cpu_share = SpreadOf(shares).median;
   return out;
+}
+
+// A rate measured on `threads` threads of the placement.
+template <class Run>
+ThreadedSpread TeamRate(Run&& run, int threads, std::uint64_t granularity, const MachineTiming& timing,
+                        double units_per_op) {
+  return TimeTeam(run, TeamCpus(threads), timing.min_operations, granularity, timing,
+                  [&](const std::vector<double>& per_op) { return RateOf(per_op, units_per_op); });
+}
+
+// One step of a spin-wait: x86's pause (aarch64's yield) tells the core it is spinning, so it
+// neither floods the line with loads nor starves an SMT sibling, and leaves the loop without a
+// memory-order mis-speculation when the value changes. Elsewhere, a plain spin.
+inline void SpinPause() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
+// Pauses before a spinning thread gives its CPU up (sched_yield) and spins again: thousands of
+// handoffs' worth (a handoff is well under a microsecond, a pause tens of ns), so a running
+// partner is never waited for through the scheduler, while a descheduled one (or a partner on
+// the same CPU, where pinning was refused) is not spun for a whole time slice.
+constexpr int kSpinsBeforeYield = 1 << 12;
+
+// A handoff takes hundreds of ns where a cached load takes one: the handoff loop's sizing starts
+// from min_operations / 64 round trips, so its first (untimed) run is not seconds long.
+constexpr std::uint64_t kLoadsPerHandoff = 64;
+
+// The ping-pong's shared line: the counter alone on its 64 bytes, so no other write moves it.
+struct alignas(kCacheLineBytes) HandoffLine {
+  std::atomic<std::uint64_t> turn{0};
+};
+
+// `handoffs` turns of thread `side` (0 or 1): wait until the counter's parity is this side's,
+// then write the next value. Only the side whose parity it is writes, so the two strictly
+// alternate, and each write moves the line to the other CPU. Acquire/release: what a lock
+// handoff between two inserting threads pays, with no read-modify-write.
+void TakeTurns(HandoffLine& line, int side, std::uint64_t handoffs) {
+  for (std::uint64_t i = 0; i < handoffs; ++i) {
+    std::uint64_t value = line.turn.load(std::memory_order_acquire);
+    for (int spins = 0; (value & 1) != static_cast<std::uint64_t>(side); value = line.turn.load(std::memory_order_acquire)) {
+      if (++spins < kSpinsBeforeYield) {
+        SpinPause();
+      } else {
+        std::this_thread::yield();
+        spins = 0;
+      }
+    }
+    line.turn.store(value + 1, std::memory_order_release);
+  }
 }
 
 }  // namespace
@@ -408,6 +470,15 @@ ThreadedSpread MeasureSequentialThreads(const MachineBuffer& buffer, std::size_t
   for (std::uint64_t s : sums) sum += s;
   g_sink = sum;
   return out;
+}
+
+ThreadedSpread MeasureLineHandoff(int cpu_a, int cpu_b, const MachineTiming& timing) {
+  HandoffLine line;
+  // Each team run leaves the counter even (both sides take as many turns), so side 0 always
+  // moves first and no run waits on the one before. A handoff costs a hundred L1 loads or more:
+  // the sizing starts from fewer of them than of loads.
+  return TimeTeam([&](int side, std::uint64_t handoffs) { TakeTurns(line, side, handoffs); }, {cpu_a, cpu_b},
+                  timing.min_operations / kLoadsPerHandoff, 1, timing, NanosecondsOf);
 }
 
 std::vector<std::size_t> LatencySizes(std::size_t max_bytes) {

@@ -1,7 +1,8 @@
 // harness/machine/machine_measure.h - the machine itself, measured: what any filter running here can
 // reach at best, so a filter's lookup time can be read against the memory it touches.
 //
-// Three measurements over one pre-faulted buffer, each a plain function returning numbers:
+// Three measurements over one pre-faulted buffer, each a plain function returning numbers, and
+// one between two CPUs:
 //   - dependent-load latency: a pointer chase through a random cyclic permutation of
 //     cache-line-sized nodes (Sattolo's algorithm), so every load waits for the one before
 //     and no prefetcher can guess the next line; from 4 KiB to GiBs it steps up once per
@@ -9,9 +10,14 @@
 //   - random-line throughput: 16 independent streams of random line indices, so many loads
 //     are in flight at once; the ceiling any filter whose lookup touches one random cache
 //     line can reach (lines per second);
-//   - sequential read bandwidth: 64-bit words summed in order.
+//   - sequential read bandwidth: 64-bit words summed in order;
+//   - line handoff: two threads pinned to two CPUs take turns writing one counter on a cache
+//     line of its own, each waiting for the other's write; ns per one-way handoff is what
+//     every write to a line the other CPU wrote last pays (a shared filter's word or lock, two
+//     threads inserting at once), and why two threads can insert slower than one.
 // Each point is timed R times after a calibration pass (which also warms caches and TLBs),
-// on the thread's CPU clock (a shared machine's other work is not counted as ours); the
+// on the thread's CPU clock (a shared machine's other work is not counted as ours; the
+// threaded points and the handoff, whose threads spin on each other, on the wall clock); the
 // median is reported beside the min and max. Nothing here formats output.
 //
 // Pages: with transparent huge pages the buffer is one 2 MiB-aligned madvise(MADV_HUGEPAGE)
@@ -71,8 +77,10 @@ class MachineBuffer {
 // How long each point is timed.
 struct MachineTiming {
   int repeats = 5;                          // timed repeats per point
-  double min_seconds = 0.2;                 // each repeat runs at least this long (CPU time)
-  std::uint64_t min_operations = 1u << 20;  // and at least this many loads (sequential: lines)
+  double min_seconds = 0.2;                 // each repeat runs at least this long (CPU time; wall
+                                            // time on threads and for the line handoff)
+  std::uint64_t min_operations = 1u << 20;  // and at least this many loads (sequential: lines;
+                                            // line handoff: 1/64 as many round trips)
   std::uint64_t seed = 1;                   // of the permutation and the random streams
 };
 
@@ -103,7 +111,7 @@ Spread MeasureSequential(const MachineBuffer& buffer, std::size_t working_set, c
 // together), each repeat at least min_seconds of it. cpu_share is the median of the repeats'
 // (under 1: threads lost time slices, and the rate is low by about that much).
 struct ThreadedSpread {
-  Spread rate;
+  Spread spread;  // in the measurement's unit: a rate, or the line handoff's ns
   double cpu_share = 0;
   std::vector<int> cpus, cpus_seen;  // of the last repeat
   bool pinned = false;
@@ -112,6 +120,13 @@ ThreadedSpread MeasureRandomLinesThreads(const MachineBuffer& buffer, std::size_
                                          RandomLinesMethod method, int threads);
 ThreadedSpread MeasureSequentialThreads(const MachineBuffer& buffer, std::size_t working_set, const MachineTiming& timing,
                                         int threads);
+
+// ns per one-way handoff of one 64-byte line between a thread pinned to cpu_a and one pinned to
+// cpu_b (round trip / 2), over the wall time of each repeat (at least min_seconds of it) after
+// untimed warm-up runs. A waiting thread spins with a pause hint and yields its CPU now and
+// then, so a descheduled partner (or pinning refused: `pinned` false, both threads perhaps on
+// one CPU) slows the figure but never hangs it; cpu_share under 1 says a partner was away.
+ThreadedSpread MeasureLineHandoff(int cpu_a, int cpu_b, const MachineTiming& timing);
 
 // Latency sizes: powers of two and the 1.5x steps between them, from 4 KiB up to max_bytes
 // (max_bytes itself last when it is neither).

@@ -1,15 +1,19 @@
 // harness/machine/machine_measure_test.cc - the machine measurement's pieces: the sizes measured, the
-// buffer, each kernel returning sane numbers, and the cache levels read off latency curves
-// made up to have a known answer (the real curve is checked, loosely, in
-// commands/machine_command_test.cc: these VMs are too noisy for more).
+// buffer, each kernel returning sane numbers, the line handoff's point and record, and the cache
+// levels read off latency curves made up to have a known answer (the real curve is checked,
+// loosely, in commands/machine_command_test.cc: these VMs are too noisy for more).
 #include "harness/machine/machine_measure.h"
 
 #include <gtest/gtest.h>
+#include <sched.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/errors.h"
 #include "harness/machine/machine_report.h"
+#include "harness/machine/thread_team.h"
+#include "harness/run/schema.h"
 
 namespace amq {
 namespace {
@@ -60,20 +64,91 @@ TEST(MachineBuffer, HugePagesOptionIsParsed) {
   EXPECT_STREQ(HugePagesName(HugePages::kOff), "off");
 }
 
-TEST(MachineKernels, ReturnPositiveNumbersInOrder) {
-  const MachineBuffer buffer(4 * MiB, HugePages::kAuto);
+
+MachineTiming BriefTiming() {
   MachineTiming timing;
   timing.repeats = 3;
   timing.min_seconds = 0.001;
   timing.min_operations = 1 << 12;
+  return timing;
+}
+
+void ExpectOrderedAndPositive(const Spread& s) {
+  EXPECT_GT(s.min, 0);
+  EXPECT_LE(s.min, s.median);
+  EXPECT_LE(s.median, s.max);
+  EXPECT_TRUE(std::isfinite(s.max));
+}
+
+TEST(MachineKernels, ReturnPositiveNumbersInOrder) {
+  const MachineBuffer buffer(4 * MiB, HugePages::kAuto);
+  const MachineTiming timing = BriefTiming();
   for (const Spread& s : {MeasureLatency(buffer, 16 * KiB, timing), MeasureRandomLines(buffer, 4 * MiB, timing),
                           MeasureRandomLines(buffer, 4 * MiB, timing, RandomLinesMethod::kPrefetch),
                           MeasureSequential(buffer, 4 * MiB, timing)}) {
-    EXPECT_GT(s.min, 0);
-    EXPECT_LE(s.min, s.median);
-    EXPECT_LE(s.median, s.max);
-    EXPECT_TRUE(std::isfinite(s.max));
+    ExpectOrderedAndPositive(s);
   }
+}
+
+// Between two CPUs where this process has them; on one CPU twice, where the waiting side must
+// yield for the other to move at all: it finishes either way.
+TEST(MachineKernels, LineHandoffFinishesWithAnOrderedSpread) {
+  const std::vector<int> placement = PlacementCpus();
+  const int a = placement.front(), b = placement.size() >= 2 ? placement[1] : placement.front();
+  for (const auto& [first, second] : {std::pair{a, b}, std::pair{a, a}}) {
+    const ThreadedSpread s = MeasureLineHandoff(first, second, BriefTiming());
+    EXPECT_TRUE(s.pinned) << first << ", " << second;
+    EXPECT_EQ(s.cpus, (std::vector<int>{first, second}));
+    EXPECT_EQ(s.cpus_seen.size(), 2u);
+    ExpectOrderedAndPositive(s.spread);
+  }
+}
+
+TEST(MachinePlan, LineHandoffIsPlannedWithTheThreadedPointsOnTwoCpus) {
+  MachineRunOptions options = QuickMachineOptions();
+  options.max_bytes = 4 * MiB;
+  const auto handoffs = [](const std::vector<MachinePoint>& points) {
+    return std::count_if(points.begin(), points.end(), [](const MachinePoint& p) { return p.test == "line_handoff"; });
+  };
+  EXPECT_EQ(handoffs(PlanMachine(options)), 0) << "no thread counts (the context's summary): no handoff";
+  options.threads = {2};
+  const std::vector<MachinePoint> points = PlanMachine(options);
+  const std::vector<int> placement = PlacementCpus();
+  ASSERT_EQ(handoffs(points), placement.size() >= 2 ? 1 : 0) << placement.size() << " CPUs";
+  EXPECT_EQ(points.back().test, "cache_levels") << "the summary stays last";
+  if (placement.size() < 2) GTEST_SKIP() << "one CPU: no handoff to look at";
+  const MachinePoint& handoff = points[points.size() - 2];
+  EXPECT_EQ(handoff.test, "line_handoff");
+  EXPECT_EQ(handoff.cpus, (std::vector<int>{placement[0], placement[1]}));
+  EXPECT_EQ(handoff.identity, (Json{{"kind", "machine"}, {"test", "line_handoff"}})) << "CPUs are recorded, not identity";
+}
+
+// The record a handoff point writes: every field declared, the spread ordered, and null (not a
+// scheduler's time) where pinning was refused.
+TEST(MachineRecord, LineHandoffFieldsAreDeclaredAndNullWhenUnpinned) {
+  MachineRunOptions options = QuickMachineOptions();
+  options.timing = BriefTiming();
+  const MachineBuffer buffer(4 * MiB, HugePages::kOff);
+  std::vector<LatencyPoint> curve;
+  const std::vector<int> placement = PlacementCpus();
+  MachinePoint point{"line_handoff", 0, {{"kind", "machine"}, {"test", "line_handoff"}}, "0123456789abcdef", 1,
+                     {placement.front(), placement.back()}};
+  const Json record = MeasureMachinePoint(options, buffer, point, curve);
+  EXPECT_NO_THROW(CheckRecordAgainstSchema(record)) << record.dump();
+  EXPECT_EQ(record["handoff_cpus"], Json(point.cpus));
+  EXPECT_TRUE(record["pinned"].get<bool>());
+  EXPECT_FALSE(record.contains("working_set_bytes"));
+  ExpectOrderedAndPositive({record["ns_per_handoff"].get<double>(), record["ns_per_handoff_min"].get<double>(),
+                            record["ns_per_handoff_max"].get<double>()});
+  EXPECT_NE(DescribeMachineRecord(record).find(" ns/handoff ["), std::string::npos) << DescribeMachineRecord(record);
+  EXPECT_NE(MachineTable({record}).find("a cache line handed between two CPUs"), std::string::npos);
+
+  point.cpus = {CPU_SETSIZE - 1, CPU_SETSIZE - 1};  // no such CPU: the kernel refuses the pinning
+  const Json refused = MeasureMachinePoint(options, buffer, point, curve);
+  EXPECT_NO_THROW(CheckRecordAgainstSchema(refused)) << refused.dump();
+  EXPECT_FALSE(refused["pinned"].get<bool>());
+  EXPECT_TRUE(refused["ns_per_handoff"].is_null());
+  EXPECT_NE(DescribeMachineRecord(refused).find("pinning refused"), std::string::npos) << DescribeMachineRecord(refused);
 }
 
 // A made-up hierarchy with a known answer: each level holds `capacity` bytes at `ns` per load;

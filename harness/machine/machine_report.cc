@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <sstream>
+#include <utility>
 
 #include "harness/machine/thread_team.h"
 #include "harness/run/cell_id.h"
@@ -61,6 +62,18 @@ void PutPlacement(Json& line, const ThreadedSpread& s) {
   line["cpu_share"] = s.cpu_share;
 }
 
+// "CPUs 0, 1: 412 ns/handoff [380, 520]", or why there is no figure.
+std::string HandoffText(const Json& r) {
+  std::string cpus;
+  for (const Json& cpu : r.value("handoff_cpus", Json::array())) {
+    cpus += (cpus.empty() ? "" : ", ") + std::to_string(cpu.get<int>());
+  }
+  const std::string text = "CPUs " + cpus + ": ";
+  if (!r.contains("ns_per_handoff") || r["ns_per_handoff"].is_null()) return text + "not measured (pinning refused)";
+  return text + Format("%.0f ns/handoff", r["ns_per_handoff"]) + Format(" [%.0f, ", r["ns_per_handoff_min"]) +
+         Format("%.0f]", r["ns_per_handoff_max"]);
+}
+
 }  // namespace
 
 std::vector<int> DefaultMachineThreads() {
@@ -83,10 +96,10 @@ MachineRunOptions QuickMachineOptions() {
 
 std::vector<MachinePoint> PlanMachine(const MachineRunOptions& options) {
   std::vector<MachinePoint> points;
-  const auto add = [&](const std::string& test, std::size_t bytes) {
+  const auto add = [&](const std::string& test, std::size_t bytes, std::vector<int> cpus = {}) {
     Json identity = {{"kind", "machine"}, {"test", test}};
     if (bytes) identity["working_set_bytes"] = bytes;
-    points.push_back({test, bytes, identity, CellId(identity)});
+    points.push_back({test, bytes, identity, CellId(identity), 1, std::move(cpus)});
   };
   for (std::size_t bytes : LatencySizes(options.max_bytes)) add("latency", bytes);
   for (std::size_t bytes : ThroughputSizes(options.max_bytes)) add("random_lines", bytes);
@@ -96,9 +109,15 @@ std::vector<MachinePoint> PlanMachine(const MachineRunOptions& options) {
     for (const char* test : {"random_lines_threads", "sequential_threads"}) {
       for (std::size_t bytes : ThroughputSizes(options.max_bytes)) {
         Json identity = {{"kind", "machine"}, {"test", test}, {"working_set_bytes", bytes}, {"threads", threads}};
-        points.push_back({test, bytes, identity, CellId(identity), threads});
+        points.push_back({test, bytes, identity, CellId(identity), threads, {}});
       }
     }
+  }
+  // Two threads writing one line in turn: the price two inserting threads pay per shared word.
+  // Only where the threaded points run (not the context's summary) and two CPUs are ours: on
+  // one CPU the turns would be time slices, not cache traffic.
+  if (const std::vector<int> placement = PlacementCpus(); !options.threads.empty() && placement.size() >= 2) {
+    add("line_handoff", 0, {placement[0], placement[1]});
   }
   add("cache_levels", 0);
   return points;
@@ -118,6 +137,19 @@ Json MeasureMachinePoint(const MachineRunOptions& options, const MachineBuffer& 
     const Json fields = CacheLevelsFields(curve, ReportedCaches(), options.max_bytes);
     for (const auto& [key, value] : fields.items()) line[key] = value;
     line["huge_pages"] = buffer.huge_pages();
+    return line;
+  }
+  if (point.test == "line_handoff") {
+    const ThreadedSpread s = MeasureLineHandoff(point.cpus.at(0), point.cpus.at(1), options.timing);
+    line["handoff_cpus"] = point.cpus;
+    // Unpinned, both threads may have shared a CPU: the time would be the scheduler's, not the line's.
+    line["ns_per_handoff"] = s.pinned ? Json(s.spread.median) : Json(nullptr);
+    line["ns_per_handoff_min"] = s.pinned ? Json(s.spread.min) : Json(nullptr);
+    line["ns_per_handoff_max"] = s.pinned ? Json(s.spread.max) : Json(nullptr);
+    line["thread_cpus_seen"] = s.cpus_seen;
+    line["pinned"] = s.pinned;
+    line["cpu_share"] = s.cpu_share;
+    line["repeats"] = options.timing.repeats;
     return line;
   }
   const std::size_t bytes = point.working_set_bytes;
@@ -146,23 +178,23 @@ Json MeasureMachinePoint(const MachineRunOptions& options, const MachineBuffer& 
         MeasureRandomLinesThreads(buffer, bytes, options.timing, RandomLinesMethod::kLoads, point.threads);
     const ThreadedSpread prefetched =
         MeasureRandomLinesThreads(buffer, bytes, options.timing, RandomLinesMethod::kPrefetch, point.threads);
-    const bool prefetch_wins = prefetched.rate.median > loads.rate.median;
+    const bool prefetch_wins = prefetched.spread.median > loads.spread.median;
     const ThreadedSpread& s = prefetch_wins ? prefetched : loads;
     line["threads"] = point.threads;
-    line["lines_per_second"] = s.rate.median;
-    line["lines_per_second_min"] = s.rate.min;
-    line["lines_per_second_max"] = s.rate.max;
+    line["lines_per_second"] = s.spread.median;
+    line["lines_per_second_min"] = s.spread.min;
+    line["lines_per_second_max"] = s.spread.max;
     line["lines_method"] =
         RandomLinesMethodName(prefetch_wins ? RandomLinesMethod::kPrefetch : RandomLinesMethod::kLoads);
-    line["loads_lines_per_second"] = loads.rate.median;
-    line["prefetch_lines_per_second"] = prefetched.rate.median;
+    line["loads_lines_per_second"] = loads.spread.median;
+    line["prefetch_lines_per_second"] = prefetched.spread.median;
     PutPlacement(line, s);
   } else if (point.test == "sequential_threads") {
     const ThreadedSpread s = MeasureSequentialThreads(buffer, bytes, options.timing, point.threads);
     line["threads"] = point.threads;
-    line["bytes_per_second"] = s.rate.median;
-    line["bytes_per_second_min"] = s.rate.min;
-    line["bytes_per_second_max"] = s.rate.max;
+    line["bytes_per_second"] = s.spread.median;
+    line["bytes_per_second_min"] = s.spread.min;
+    line["bytes_per_second_max"] = s.spread.max;
     PutPlacement(line, s);
   } else {
     const Spread s = MeasureSequential(buffer, bytes, options.timing);
@@ -179,6 +211,7 @@ Json MeasureMachinePoint(const MachineRunOptions& options, const MachineBuffer& 
 std::string DescribeMachineRecord(const Json& r) {
   const std::string test = r.value("test", "");
   if (test == "cache_levels") return "cache levels: " + std::to_string(r.value("steps", 0)) + " steps";
+  if (test == "line_handoff") return test + " " + HandoffText(r);
   std::string where = test + " " + FormatCacheSize(r.value("working_set_bytes", 0ull));
   if (r.contains("threads")) where += " T=" + std::to_string(r["threads"].get<int>());
   where += ": ";
@@ -323,6 +356,9 @@ std::string MachineTable(const std::vector<Json>& records) {
           << Padded(sequential ? Format("%.2f", (*sequential)["bytes_per_second"].get<double>() / 1e9) : "-", 10)
           << r["thread_cpus"].dump() << "\n";
     }
+  }
+  if (const Json* r = FindRecord(records, "line_handoff")) {
+    out << "a cache line handed between two CPUs (one-way, median [min, max]; wall time): " << HandoffText(*r) << "\n";
   }
   return out.str();
 }

@@ -32,7 +32,8 @@ struct MachineRunOptions {
   std::string experiment = "machine";  // the records' experiment field
   // Thread counts of the threaded points (random_lines_threads, sequential_threads at every
   // throughput size, after the single-thread points): by default 2, 4, ... up to the CPUs this
-  // process may use, and that count; empty: none (the context's --machine summary).
+  // process may use, and that count; empty: none (the context's --machine summary). Not empty,
+  // with two CPUs or more: the line_handoff point too, between the placement's first two CPUs.
   std::vector<int> threads = DefaultMachineThreads();
 };
 
@@ -40,14 +41,18 @@ struct MachineRunOptions {
 MachineRunOptions QuickMachineOptions();
 
 struct MachinePoint {
-  std::string test;  // latency, random_lines, sequential, random_lines_threads, sequential_threads, cache_levels
-  std::size_t working_set_bytes = 0;  // 0 for cache_levels
+  std::string test;  // latency, random_lines, sequential, random_lines_threads, sequential_threads,
+                     // line_handoff, cache_levels
+  std::size_t working_set_bytes = 0;  // 0 for line_handoff and cache_levels
   Json identity;     // what cell_id hashes: kind, test and working set
   std::string cell_id;
   int threads = 1;   // the *_threads points' T
+  std::vector<int> cpus;  // line_handoff: the two CPUs the line goes between
 };
 // In the order measured: latency at every size, random lines, sequential, then per thread count
-// the threaded random lines and sequential reads, and the cache_levels summary last.
+// the threaded random lines and sequential reads, the line handoff, and the cache_levels summary
+// last. The handoff's identity is its test alone: its CPUs are recorded, not matched on, so two
+// machines' handoffs compare whichever CPUs each placement put first.
 std::vector<MachinePoint> PlanMachine(const MachineRunOptions& options);
 
 // Bytes the measurement holds at its peak: the buffer and the permutation of its lines.
@@ -58,7 +63,8 @@ std::size_t MachineMemoryNeeded(std::size_t max_bytes);
 Json MeasureMachinePoint(const MachineRunOptions& options, const MachineBuffer& buffer,
                          const MachinePoint& point, std::vector<LatencyPoint>& curve);
 
-// A few words about a record for progress lines: "latency 4 KiB: 1.02 ns/load".
+// A few words about a record for progress lines: "latency 4 KiB: 1.02 ns/load",
+// "line_handoff CPUs 0, 1: 412 ns/handoff [380, 520]".
 std::string DescribeMachineRecord(const Json& record);
 
 // The cache_levels record's fields for a latency curve: levels (plateaus, each beside the
@@ -76,7 +82,7 @@ Json MachineSummary(const std::vector<Json>& records);
 Json QuickMachineSummary();
 
 // The records as a table for people: the latency curve, the levels beside the reported
-// caches, the random-line ceiling and the bandwidth.
+// caches, the random-line ceiling, the bandwidth and the line handoff.
 std::string MachineTable(const std::vector<Json>& records);
 
 }  // namespace amq

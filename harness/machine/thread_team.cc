@@ -75,9 +75,21 @@ std::vector<int> DefaultThreadCounts(int cpus) {
   return counts;
 }
 
+std::vector<int> TeamCpus(int threads) {
+  const std::vector<int> placement = PlacementCpus();
+  std::vector<int> cpus;
+  for (int t = 0; t < threads; ++t) cpus.push_back(placement[static_cast<std::size_t>(t) % placement.size()]);
+  return cpus;
+}
+
 TeamRun RunTeam(int threads, const std::function<void(int)>& prepare, const std::function<void(int)>& work) {
-  const std::vector<int> cpus = PlacementCpus();
-  std::vector<ThreadSlot> slots(static_cast<std::size_t>(threads));
+  return RunTeamOn(TeamCpus(threads), prepare, work);
+}
+
+TeamRun RunTeamOn(const std::vector<int>& cpus, const std::function<void(int)>& prepare,
+                  const std::function<void(int)>& work) {
+  const int threads = static_cast<int>(cpus.size());
+  std::vector<ThreadSlot> slots(cpus.size());
   std::chrono::steady_clock::time_point start;
   // The completion runs once, in the last thread to arrive, before any thread is released.
   std::barrier go(threads, [&start]() noexcept { start = std::chrono::steady_clock::now(); });
@@ -86,7 +98,7 @@ TeamRun RunTeam(int threads, const std::function<void(int)>& prepare, const std:
   for (int t = 0; t < threads; ++t) {
     team.emplace_back([&, t] {
       ThreadSlot& slot = slots[static_cast<std::size_t>(t)];
-      slot.cpu = cpus[static_cast<std::size_t>(t) % cpus.size()];
+      slot.cpu = cpus[static_cast<std::size_t>(t)];
       cpu_set_t set;
       CPU_ZERO(&set);
       CPU_SET(slot.cpu, &set);
@@ -131,12 +143,13 @@ TeamRun RunTeam(int threads, const std::function<void(int)>& prepare, const std:
 
 std::vector<FieldSpec> ThreadTeamFields() {
   const char* carried = "threads; machine random_lines_threads, sequential_threads";
+  const char* carried_with_handoff = "threads; machine random_lines_threads, sequential_threads, line_handoff";
   return {
       {"threads", "integer", "count", "threads run at once (T), each pinned to a CPU, started by one barrier", carried, kIdentity},
       {"thread_cpus", "array", "", "the CPU each thread was pinned to, thread 0 first (one CPU per physical core before any SMT sibling, round again past the CPUs; -1: pinning refused), from the last timed run", carried, kMachine},
       {"thread_cpus_seen", "array", "", "the CPU each thread was running on when its loop ended (sched_getcpu), from the last timed run", carried, kMachine},
-      {"pinned", "boolean", "", "every thread's pinning to its CPU succeeded", carried, kMachine},
-      {"cpu_share", "number", "fraction", "the threads' CPU time / (threads x wall time), median over the timed runs: 1 when no thread lost time slices (to other processes, or to each other past the CPUs)", carried, kMachine},
+      {"pinned", "boolean", "", "every thread's pinning to its CPU succeeded", carried_with_handoff, kMachine},
+      {"cpu_share", "number", "fraction", "the threads' CPU time / (threads x wall time), median over the timed runs: 1 when no thread lost time slices (to other processes, or to each other past the CPUs)", carried_with_handoff, kMachine},
   };
 }
 

@@ -28,6 +28,10 @@ namespace amq {
 // The CPUs threads are placed on, in placement order (see above).
 std::vector<int> PlacementCpus();
 
+// The CPU each of `threads` threads is pinned to: thread t on the placement's t-th CPU, round
+// again when there are more threads than CPUs.
+std::vector<int> TeamCpus(int threads);
+
 // The default thread counts up to `cpus`: 1, 2, 4, ... and `cpus` itself.
 std::vector<int> DefaultThreadCounts(int cpus);
 
@@ -42,6 +46,10 @@ struct TeamRun {
 // Runs prepare(t) then, after one barrier, work(t) on `threads` pinned threads (t = 0..T-1).
 // An exception in a thread is rethrown here after every thread has finished.
 TeamRun RunTeam(int threads, const std::function<void(int)>& prepare, const std::function<void(int)>& work);
+// The same with thread t pinned to cpus[t]: one thread per CPU named, whatever the placement
+// order (the machine's line handoff runs between two chosen CPUs).
+TeamRun RunTeamOn(const std::vector<int>& cpus, const std::function<void(int)>& prepare,
+                  const std::function<void(int)>& work);
 
 // The record fields a threaded measurement writes (threads, thread_cpus, thread_cpus_seen,
 // pinned, cpu_share): declared once, joined to the threads kind's and the machine kind's fields.

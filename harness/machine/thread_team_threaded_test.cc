@@ -33,6 +33,17 @@ TEST(ThreadTeam, EveryThreadPreparesThenWorksAfterTheBarrier) {
   EXPECT_GT(run.wall_ns, 0);
 }
 
+TEST(ThreadTeam, EachThreadIsPinnedToTheCpuNamedForIt) {
+  const std::vector<int> placement = PlacementCpus();
+  EXPECT_EQ(TeamCpus(3), (std::vector<int>{placement[0], placement[1 % placement.size()], placement[2 % placement.size()]}));
+  // The placement's order reversed: RunTeamOn follows the list given, not the placement.
+  const std::vector<int> cpus = {placement.back(), placement.front()};
+  const TeamRun run = RunTeamOn(cpus, [](int) {}, [](int) {});
+  ASSERT_TRUE(run.pinned);
+  EXPECT_EQ(run.cpus, cpus);
+  EXPECT_EQ(run.cpus_seen, cpus) << "a pinned thread runs nowhere else";
+}
+
 TEST(ThreadTeam, AThreadsExceptionReachesTheCallerAfterEveryThreadEnds) {
   std::atomic<int> finished{0};
   EXPECT_THROW(RunTeam(3, [](int) {},
