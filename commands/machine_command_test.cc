@@ -132,7 +132,8 @@ TEST_F(MachineQuickRun, HandsALineBetweenTheFirstTwoCpusWhereThereAreTwo) {
     EXPECT_LE(r["ns_per_handoff_min"].get<double>(), r["ns_per_handoff"].get<double>()) << r.dump();
     EXPECT_LE(r["ns_per_handoff"].get<double>(), r["ns_per_handoff_max"].get<double>()) << r.dump();
   } else {
-    EXPECT_TRUE(r["ns_per_handoff"].is_null()) << "unpinned, the time is the scheduler's: " << r.dump();
+    EXPECT_TRUE(r["ns_per_handoff"].is_null())
+        << "unpinned, the time is the scheduler's: " << r.dump();
   }
   EXPECT_NE(table_->find("a cache line handed between two CPUs"), std::string::npos) << *table_;
 }

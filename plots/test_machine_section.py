@@ -1,5 +1,8 @@
 """The machine section on a crafted summary: which reported caches the latency curve can show,
-the verdict on one step per level, and the note for a reported cache without a plateau."""
+the verdict on one step per level, the note for a reported cache without a plateau, and the line
+handoff's sentence."""
+
+import json
 
 import pandas as pd
 
@@ -66,3 +69,36 @@ def test_random_lines_measured_both_ways_show_each_rate_and_the_faster():
     # A file from before the prefetched method: the table as it was.
     old = both.drop(columns=["lines_method", "loads_lines_per_second", "prefetch_lines_per_second"])
     assert "faster" not in machine.rate_table(old, "lines_per_second", 1.0, "lines per second")
+
+
+HANDOFF = {"record": "machine", "cell_id": "h", "experiment": "m", "kind": "machine", "seed": 1,
+           "test": "line_handoff", "handoff_cpus": [0, 1], "ns_per_handoff": 210.4, "ns_per_handoff_min": 197.6,
+           "ns_per_handoff_max": 224.6, "thread_cpus_seen": [0, 1], "pinned": True, "cpu_share": 0.98, "repeats": 3}
+
+
+def test_the_line_handoff_is_one_sentence_with_its_cpus_and_spread():
+    from sections import machine
+
+    text = machine.handoff_text(pd.DataFrame([HANDOFF]))
+    assert text.startswith("- A cache line handed between CPUs 0 and 1: 210 ns (198–225) one way, median (min–max)")
+    assert "lost time slices" not in text, "every thread ran: no caveat"
+    lost = machine.handoff_text(pd.DataFrame([{**HANDOFF, "cpu_share": 0.6}]))
+    assert "The two threads ran 60% of the wall time" in lost
+    refused = machine.handoff_text(pd.DataFrame([{**HANDOFF, "pinned": False, "ns_per_handoff": None,
+                                                  "ns_per_handoff_min": None, "ns_per_handoff_max": None}]))
+    assert refused == "- A cache line handed between CPUs 0 and 1: not measured (the threads could not be pinned)."
+    assert machine.handoff_text(pd.DataFrame()) is None, "one CPU, or a file from before: nothing said"
+
+
+def test_the_section_states_the_handoff_from_the_machine_file(tmp_path):
+    from sections import machine
+
+    suite = tmp_path / "suite.toml"
+    suite.write_text('[suite]\nname = "m"\n[[experiment]]\nid = "m"\nkind = "machine"\nsection = "machine"\n'
+                     'quick = {}\n')
+    lines = [{"record": "header", "schema_version": 2, "experiment": {"id": "m", "kind": "machine"}, "suite": None,
+              "context": {"command_line": "amqbench suite"}, "cells": ["h"]},
+             HANDOFF, {"record": "end", "complete": True, "cells": 1}]
+    (tmp_path / "m.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+    text = machine.render(ResultSet(Suite.read(suite), tmp_path, tmp_path, None))
+    assert "- A cache line handed between CPUs 0 and 1: 210 ns (198–225) one way" in text

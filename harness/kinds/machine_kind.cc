@@ -33,7 +33,8 @@ class MachinePlan : public ExperimentPlan {
       // Cost in the suite's unit, key operations at about 10^7 a second (runner.h): a point
       // runs its repeats of at least min_seconds each, plus about 30% for the untimed pass
       // before each and the sizing of the loop (56 points of 5 x 0.2 s took 91 s here); a
-      // random_lines point times two methods; the summary costs nothing. A unit of its own
+      // random_lines point times two methods (line_handoff: one, on two CPUs, counted as one
+      // as the threaded points are); the summary costs nothing. A unit of its own
       // would make the suite's ETA extrapolate one experiment's seconds per unit onto another's.
       const double timings = point.test == "cache_levels"                                     ? 0
                              : point.test == "random_lines" || point.test == "random_lines_threads" ? 2
@@ -42,6 +43,9 @@ class MachinePlan : public ExperimentPlan {
       c.label = point.test;
       if (point.working_set_bytes) c.label.append(" ").append(FormatCacheSize(point.working_set_bytes));
       if (point.test.ends_with("_threads")) c.label.append(" T=").append(std::to_string(point.threads));
+      if (point.test == "line_handoff") {
+        c.label += " CPUs " + std::to_string(point.cpus.at(0)) + ", " + std::to_string(point.cpus.at(1));
+      }
       cells_.push_back(std::move(c));
     }
   }
@@ -121,9 +125,9 @@ const ParamSpec kMachineParams[] = {
     {"seed", ParamType::kInt, AtLeast(0), "seed of the permutation and the random streams (default: the suite's, machine: 1)"},
     {"max_bytes", ParamType::kBytes, Between(double(kMachineMinBytes), 137438953472.0), "largest working set (default 1G)", "67108864", "max-bytes"},
     {"repeats", ParamType::kInt, Between(1, 1000), "timed repeats per point; the median is reported with min and max (default 5)", "3", "repeats"},
-    {"min_seconds", ParamType::kNum, Between(0.0001, 100), "each repeat runs at least this long, CPU time (default 0.2)", "0.002"},
+    {"min_seconds", ParamType::kNum, Between(0.0001, 100), "each repeat runs at least this long, CPU time (wall time on threads and for the line handoff) (default 0.2)", "0.002"},
     {"min_operations", ParamType::kInt, Between(1, 1e12), "and at least this many loads (default 2^20)", "16384"},
-    {"threads", ParamType::kIntList, Between(2, 4096), "thread counts of the threaded points (random lines and sequential reads on T threads at once; T = 1 is the single-thread points) (default: 2, 4, ... up to the CPUs this process may use, and that count; [] none)"},
+    {"threads", ParamType::kIntList, Between(2, 4096), "thread counts of the threaded points (random lines and sequential reads on T threads at once; T = 1 is the single-thread points) (default: 2, 4, ... up to the CPUs this process may use, and that count; [] none, and no line handoff either)"},
     {"huge_pages", ParamType::kStr, {}, "auto (transparent huge pages where the kernel offers them), on (insist), off (4 KiB pages: large sizes then include TLB misses)", {}, "huge-pages"},
 };
 
@@ -144,12 +148,12 @@ std::unique_ptr<ExperimentPlan> MachinePlanFrom(const PlanInput& in) {
 }  // namespace
 
 const KindSpec kMachineKind{
-    "machine", "this host's memory: load latency per working set, the random-line ceiling, sequential bandwidth",
+    "machine", "this host's memory: load latency per working set, the random-line ceiling, sequential bandwidth, a cache line's handoff between two CPUs",
     {std::begin(kMachineParams), std::end(kMachineParams)}, false, false, &MachinePlanFrom,
     // The fields of "machine" lines (harness/run/schema.h): the host measured, no filter.
     {
-    {"test", "string", "", "what the point measured: latency (dependent loads), random_lines (independent random cache-line reads), sequential (reads in order), random_lines_threads and sequential_threads (the same on `threads` threads at once), or cache_levels (the plateaus of the latency curve beside the caches the system reports)", "machine", kIdentity},
-    {"working_set_bytes", "integer", "bytes", "bytes the point's loads range over (the first of one pre-faulted buffer)", "machine, but cache_levels", kIdentity},
+    {"test", "string", "", "what the point measured: latency (dependent loads), random_lines (independent random cache-line reads), sequential (reads in order), random_lines_threads and sequential_threads (the same on `threads` threads at once), line_handoff (one cache line written in turn by two pinned threads), or cache_levels (the plateaus of the latency curve beside the caches the system reports)", "machine", kIdentity},
+    {"working_set_bytes", "integer", "bytes", "bytes the point's loads range over (the first of one pre-faulted buffer)", "machine, but line_handoff and cache_levels", kIdentity},
     {"ns_per_load", "number", "ns/load", "latency: ns per load of a pointer chase through a random cyclic permutation of cache lines (Sattolo), median of R", "machine latency", kTiming},
     {"ns_per_load_min", "number", "ns/load", "fastest of the R repeats", "machine latency", kTiming},
     {"ns_per_load_max", "number", "ns/load", "slowest of the R repeats", "machine latency", kTiming},
@@ -162,8 +166,12 @@ const KindSpec kMachineKind{
     {"bytes_per_second", "number", "bytes/s", "sequential: bytes read per second summing 64-bit words in order, median of R; sequential_threads: T threads' bytes together, thread t summing its own 1/T of the working set, over the wall time", "machine sequential, sequential_threads", kMachine},
     {"bytes_per_second_min", "number", "bytes/s", "slowest of the R repeats", "machine sequential, sequential_threads", kMachine},
     {"bytes_per_second_max", "number", "bytes/s", "fastest of the R repeats", "machine sequential, sequential_threads", kMachine},
+    {"ns_per_handoff", "number|null", "ns/handoff", "line_handoff: ns for one 64-byte line to pass from one CPU to the other (round trip / 2): two threads pinned to handoff_cpus take turns writing a counter alone on its line, each spinning (acquire) until the other's write (release) arrives; over the wall time, median of R; null where pinning was refused (pinned false)", "machine line_handoff", kTiming},
+    {"ns_per_handoff_min", "number|null", "ns/handoff", "fastest of the R repeats", "machine line_handoff", kTiming},
+    {"ns_per_handoff_max", "number|null", "ns/handoff", "slowest of the R repeats", "machine line_handoff", kTiming},
+    {"handoff_cpus", "array", "", "line_handoff: the two CPUs the line went between, the first two of the thread placement (one CPU per physical core first)", "machine line_handoff", kMachine},
     {"huge_pages", "boolean", "", "at least 90% of the buffer was backed by transparent huge pages (read from /proc/self/smaps); false: 4 KiB pages, and large working sets include TLB misses", "machine", kMachine},
-    {"huge_page_fraction", "number", "fraction", "share of the buffer backed by huge pages", "machine, but cache_levels", kMachine},
+    {"huge_page_fraction", "number", "fraction", "share of the buffer backed by huge pages", "machine, but line_handoff and cache_levels", kMachine},
     {"levels", "array", "", "cache_levels: the plateaus of the latency curve, smallest first: {level, ns_per_load (median of the plateau), capacity_bytes (largest size still on it; null for the last), reported (the reported cache within 2x of that capacity, or null)}; the last has memory: true when the sizes went past twice every cache reported", "machine cache_levels", kMachine},
     {"steps", "integer", "count", "cache_levels: steps found in the latency curve (latency x1.5 over a doubling of the working set; neighbouring rises are one step)", "machine cache_levels", kMachine},
     {"reported_caches", "array", "", "cache_levels: the data and unified caches of CPU 0 as sysfs reports them (else glibc's CPUID view): {level, type, bytes, source}", "machine cache_levels", kMachine},

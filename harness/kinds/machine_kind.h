@@ -10,6 +10,8 @@
 // lines and sequential reads on T threads, `threads`: by default 2, 4, ... up to the CPUs and
 // that count) come after the single-thread ones, whose records and cell ids they leave as they
 // were: the host's ceiling at T threads, which the threads kind's report sets each filter against.
+// With them, where two CPUs are ours, the line handoff: ns for one cache line to pass between
+// the placement's first two CPUs, the price of every shared write two inserting threads make.
 #pragma once
 
 #include <cstddef>
@@ -25,11 +27,12 @@ namespace amq {
 struct MachineParams {
   std::size_t max_bytes = std::size_t{1} << 30;
   int repeats = 5;
-  double min_seconds = 0.2;  // each repeat at least this long (CPU time)
+  double min_seconds = 0.2;  // each repeat at least this long (CPU time; wall time on threads)
   std::uint64_t min_operations = std::uint64_t{1} << 20;  // and at least this many loads
   HugePages huge_pages = HugePages::kAuto;
   std::uint64_t seed = 1;
-  std::vector<int> threads;  // the threaded points' thread counts (MachineRunOptions::threads)
+  std::vector<int> threads;  // the threaded points' thread counts (MachineRunOptions::threads);
+                             // empty: no threaded points and no line handoff
 };
 
 std::unique_ptr<ExperimentPlan> MakeMachinePlan(const MachineParams& params, const std::string& experiment);

@@ -349,8 +349,9 @@ namespace {
 // times R repeats at that count. `summarize` turns the repeats' wall seconds per operation (all
 // threads' operations together) into the spread reported.
 template <class Run, class Summarize>
-ThreadedSpread TimeTeam(Run&& run, const std::vector<int>& cpus, std::uint64_t first_ops, std::uint64_t granularity,
-                        const MachineTiming& timing, Summarize&& summarize) {
+ThreadedSpread TimeTeam(Run&& run, const std::vector<int>& cpus, std::uint64_t first_ops,
+                        std::uint64_t granularity, const MachineTiming& timing,
+                        Summarize&& summarize) {
   const auto time = [&](std::uint64_t ops) {
     return RunTeamOn(cpus, [](int) {}, [&](int t) { run(t, ops); });
   };
@@ -365,7 +366,8 @@ ThreadedSpread TimeTeam(Run&& run, const std::vector<int>& cpus, std::uint64_t f
   std::vector<double> per_op, shares;
   for (int r = 0; r < timing.repeats; ++r) {
     const TeamRun team = time(ops);
-    per_op.push_back(team.wall_ns * 1e-9 / (static_cast<double>(ops) * static_cast<double>(cpus.size())));
+    per_op.push_back(team.wall_ns * 1e-9 /
+                     (static_cast<double>(ops) * static_cast<double>(cpus.size())));
     shares.push_back(team.cpu_share);
     out.cpus = team.cpus;
     out.cpus_seen = team.cpus_seen;
@@ -378,8 +380,8 @@ ThreadedSpread TimeTeam(Run&& run, const std::vector<int>& cpus, std::uint64_t f
 
 // A rate measured on `threads` threads of the placement.
 template <class Run>
-ThreadedSpread TeamRate(Run&& run, int threads, std::uint64_t granularity, const MachineTiming& timing,
-                        double units_per_op) {
+ThreadedSpread TeamRate(Run&& run, int threads, std::uint64_t granularity,
+                        const MachineTiming& timing, double units_per_op) {
   return TimeTeam(run, TeamCpus(threads), timing.min_operations, granularity, timing,
                   [&](const std::vector<double>& per_op) { return RateOf(per_op, units_per_op); });
 }
@@ -395,10 +397,10 @@ inline void SpinPause() {
 #endif
 }
 
-// Pauses before a spinning thread gives its CPU up (sched_yield) and spins again: thousands of
-// handoffs' worth (a handoff is well under a microsecond, a pause tens of ns), so a running
-// partner is never waited for through the scheduler, while a descheduled one (or a partner on
-// the same CPU, where pinning was refused) is not spun for a whole time slice.
+// Pauses before a spinning thread gives its CPU up (sched_yield) and spins again: 0.1 ms or so
+// (a pause is tens of ns), hundreds of handoffs' worth, so a running partner is never waited for
+// through the scheduler, while a descheduled one (or a partner on the same CPU, where pinning
+// was refused) is not spun for a whole time slice.
 constexpr int kSpinsBeforeYield = 1 << 12;
 
 // A handoff takes hundreds of ns where a cached load takes one: the handoff loop's sizing starts
@@ -417,7 +419,8 @@ struct alignas(kCacheLineBytes) HandoffLine {
 void TakeTurns(HandoffLine& line, int side, std::uint64_t handoffs) {
   for (std::uint64_t i = 0; i < handoffs; ++i) {
     std::uint64_t value = line.turn.load(std::memory_order_acquire);
-    for (int spins = 0; (value & 1) != static_cast<std::uint64_t>(side); value = line.turn.load(std::memory_order_acquire)) {
+    for (int spins = 0; (value & 1) != static_cast<std::uint64_t>(side);
+         value = line.turn.load(std::memory_order_acquire)) {
       if (++spins < kSpinsBeforeYield) {
         SpinPause();
       } else {
@@ -475,10 +478,10 @@ ThreadedSpread MeasureSequentialThreads(const MachineBuffer& buffer, std::size_t
 ThreadedSpread MeasureLineHandoff(int cpu_a, int cpu_b, const MachineTiming& timing) {
   HandoffLine line;
   // Each team run leaves the counter even (both sides take as many turns), so side 0 always
-  // moves first and no run waits on the one before. A handoff costs a hundred L1 loads or more:
-  // the sizing starts from fewer of them than of loads.
-  return TimeTeam([&](int side, std::uint64_t handoffs) { TakeTurns(line, side, handoffs); }, {cpu_a, cpu_b},
-                  timing.min_operations / kLoadsPerHandoff, 1, timing, NanosecondsOf);
+  // moves first and no run waits on the one before.
+  return TimeTeam([&](int side, std::uint64_t handoffs) { TakeTurns(line, side, handoffs); },
+                  {cpu_a, cpu_b}, timing.min_operations / kLoadsPerHandoff, 1, timing,
+                  NanosecondsOf);
 }
 
 std::vector<std::size_t> LatencySizes(std::size_t max_bytes) {

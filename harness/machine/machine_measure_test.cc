@@ -1,6 +1,6 @@
-// harness/machine/machine_measure_test.cc - the machine measurement's pieces: the sizes measured, the
-// buffer, each kernel returning sane numbers, the line handoff's point and record, and the cache
-// levels read off latency curves made up to have a known answer (the real curve is checked,
+// harness/machine/machine_measure_test.cc - the machine measurement's pieces: the sizes measured,
+// the buffer, each kernel returning sane numbers, the line handoff's point and record, and the
+// cache levels read off latency curves made up to have a known answer (the real curve is checked,
 // loosely, in commands/machine_command_test.cc: these VMs are too noisy for more).
 #include "harness/machine/machine_measure.h"
 
@@ -64,7 +64,6 @@ TEST(MachineBuffer, HugePagesOptionIsParsed) {
   EXPECT_STREQ(HugePagesName(HugePages::kOff), "off");
 }
 
-
 MachineTiming BriefTiming() {
   MachineTiming timing;
   timing.repeats = 3;
@@ -108,9 +107,11 @@ TEST(MachinePlan, LineHandoffIsPlannedWithTheThreadedPointsOnTwoCpus) {
   MachineRunOptions options = QuickMachineOptions();
   options.max_bytes = 4 * MiB;
   const auto handoffs = [](const std::vector<MachinePoint>& points) {
-    return std::count_if(points.begin(), points.end(), [](const MachinePoint& p) { return p.test == "line_handoff"; });
+    return std::count_if(points.begin(), points.end(),
+                         [](const MachinePoint& p) { return p.test == "line_handoff"; });
   };
-  EXPECT_EQ(handoffs(PlanMachine(options)), 0) << "no thread counts (the context's summary): no handoff";
+  EXPECT_EQ(handoffs(PlanMachine(options)), 0)
+      << "no thread counts (the context's summary): no handoff";
   options.threads = {2};
   const std::vector<MachinePoint> points = PlanMachine(options);
   const std::vector<int> placement = PlacementCpus();
@@ -120,7 +121,8 @@ TEST(MachinePlan, LineHandoffIsPlannedWithTheThreadedPointsOnTwoCpus) {
   const MachinePoint& handoff = points[points.size() - 2];
   EXPECT_EQ(handoff.test, "line_handoff");
   EXPECT_EQ(handoff.cpus, (std::vector<int>{placement[0], placement[1]}));
-  EXPECT_EQ(handoff.identity, (Json{{"kind", "machine"}, {"test", "line_handoff"}})) << "CPUs are recorded, not identity";
+  EXPECT_EQ(handoff.identity, (Json{{"kind", "machine"}, {"test", "line_handoff"}}))
+      << "CPUs are recorded, not identity";
 }
 
 // The record a handoff point writes: every field declared, the spread ordered, and null (not a
@@ -131,16 +133,18 @@ TEST(MachineRecord, LineHandoffFieldsAreDeclaredAndNullWhenUnpinned) {
   const MachineBuffer buffer(4 * MiB, HugePages::kOff);
   std::vector<LatencyPoint> curve;
   const std::vector<int> placement = PlacementCpus();
-  MachinePoint point{"line_handoff", 0, {{"kind", "machine"}, {"test", "line_handoff"}}, "0123456789abcdef", 1,
-                     {placement.front(), placement.back()}};
+  MachinePoint point{"line_handoff",     0, {{"kind", "machine"}, {"test", "line_handoff"}},
+                     "0123456789abcdef", 1, {placement.front(), placement.back()}};
   const Json record = MeasureMachinePoint(options, buffer, point, curve);
   EXPECT_NO_THROW(CheckRecordAgainstSchema(record)) << record.dump();
   EXPECT_EQ(record["handoff_cpus"], Json(point.cpus));
   EXPECT_TRUE(record["pinned"].get<bool>());
   EXPECT_FALSE(record.contains("working_set_bytes"));
-  ExpectOrderedAndPositive({record["ns_per_handoff"].get<double>(), record["ns_per_handoff_min"].get<double>(),
+  ExpectOrderedAndPositive({record["ns_per_handoff"].get<double>(),
+                            record["ns_per_handoff_min"].get<double>(),
                             record["ns_per_handoff_max"].get<double>()});
-  EXPECT_NE(DescribeMachineRecord(record).find(" ns/handoff ["), std::string::npos) << DescribeMachineRecord(record);
+  EXPECT_NE(DescribeMachineRecord(record).find(" ns/handoff ["), std::string::npos)
+      << DescribeMachineRecord(record);
   EXPECT_NE(MachineTable({record}).find("a cache line handed between two CPUs"), std::string::npos);
 
   point.cpus = {CPU_SETSIZE - 1, CPU_SETSIZE - 1};  // no such CPU: the kernel refuses the pinning
@@ -148,7 +152,8 @@ TEST(MachineRecord, LineHandoffFieldsAreDeclaredAndNullWhenUnpinned) {
   EXPECT_NO_THROW(CheckRecordAgainstSchema(refused)) << refused.dump();
   EXPECT_FALSE(refused["pinned"].get<bool>());
   EXPECT_TRUE(refused["ns_per_handoff"].is_null());
-  EXPECT_NE(DescribeMachineRecord(refused).find("pinning refused"), std::string::npos) << DescribeMachineRecord(refused);
+  EXPECT_NE(DescribeMachineRecord(refused).find("pinning refused"), std::string::npos)
+      << DescribeMachineRecord(refused);
 }
 
 // A made-up hierarchy with a known answer: each level holds `capacity` bytes at `ns` per load;

@@ -69,9 +69,10 @@ std::string HandoffText(const Json& r) {
     cpus += (cpus.empty() ? "" : ", ") + std::to_string(cpu.get<int>());
   }
   const std::string text = "CPUs " + cpus + ": ";
-  if (!r.contains("ns_per_handoff") || r["ns_per_handoff"].is_null()) return text + "not measured (pinning refused)";
-  return text + Format("%.0f ns/handoff", r["ns_per_handoff"]) + Format(" [%.0f, ", r["ns_per_handoff_min"]) +
-         Format("%.0f]", r["ns_per_handoff_max"]);
+  if (!r.contains("ns_per_handoff") || r["ns_per_handoff"].is_null())
+    return text + "not measured (pinning refused)";
+  return text + Format("%.0f ns/handoff", r["ns_per_handoff"]) +
+         Format(" [%.0f, ", r["ns_per_handoff_min"]) + Format("%.0f]", r["ns_per_handoff_max"]);
 }
 
 }  // namespace
@@ -116,7 +117,8 @@ std::vector<MachinePoint> PlanMachine(const MachineRunOptions& options) {
   // Two threads writing one line in turn: the price two inserting threads pay per shared word.
   // Only where the threaded points run (not the context's summary) and two CPUs are ours: on
   // one CPU the turns would be time slices, not cache traffic.
-  if (const std::vector<int> placement = PlacementCpus(); !options.threads.empty() && placement.size() >= 2) {
+  if (const std::vector<int> placement = PlacementCpus();
+      !options.threads.empty() && placement.size() >= 2) {
     add("line_handoff", 0, {placement[0], placement[1]});
   }
   add("cache_levels", 0);
@@ -142,7 +144,7 @@ Json MeasureMachinePoint(const MachineRunOptions& options, const MachineBuffer& 
   if (point.test == "line_handoff") {
     const ThreadedSpread s = MeasureLineHandoff(point.cpus.at(0), point.cpus.at(1), options.timing);
     line["handoff_cpus"] = point.cpus;
-    // Unpinned, both threads may have shared a CPU: the time would be the scheduler's, not the line's.
+    // Unpinned, both threads may have shared a CPU: the time would be the scheduler's.
     line["ns_per_handoff"] = s.pinned ? Json(s.spread.median) : Json(nullptr);
     line["ns_per_handoff_min"] = s.pinned ? Json(s.spread.min) : Json(nullptr);
     line["ns_per_handoff_max"] = s.pinned ? Json(s.spread.max) : Json(nullptr);
@@ -358,7 +360,8 @@ std::string MachineTable(const std::vector<Json>& records) {
     }
   }
   if (const Json* r = FindRecord(records, "line_handoff")) {
-    out << "a cache line handed between two CPUs (one-way, median [min, max]; wall time): " << HandoffText(*r) << "\n";
+    out << "a cache line handed between two CPUs (one-way, median [min, max]; wall time): "
+        << HandoffText(*r) << "\n";
   }
   return out.str();
 }

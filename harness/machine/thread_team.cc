@@ -78,7 +78,7 @@ std::vector<int> DefaultThreadCounts(int cpus) {
 std::vector<int> TeamCpus(int threads) {
   const std::vector<int> placement = PlacementCpus();
   std::vector<int> cpus;
-  for (int t = 0; t < threads; ++t) cpus.push_back(placement[static_cast<std::size_t>(t) % placement.size()]);
+  for (std::size_t t = 0; t < static_cast<std::size_t>(threads); ++t) cpus.push_back(placement[t % placement.size()]);
   return cpus;
 }
 

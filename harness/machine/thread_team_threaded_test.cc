@@ -35,7 +35,8 @@ TEST(ThreadTeam, EveryThreadPreparesThenWorksAfterTheBarrier) {
 
 TEST(ThreadTeam, EachThreadIsPinnedToTheCpuNamedForIt) {
   const std::vector<int> placement = PlacementCpus();
-  EXPECT_EQ(TeamCpus(3), (std::vector<int>{placement[0], placement[1 % placement.size()], placement[2 % placement.size()]}));
+  const std::size_t n = placement.size();
+  EXPECT_EQ(TeamCpus(3), (std::vector<int>{placement[0], placement[1 % n], placement[2 % n]})) << "round again";
   // The placement's order reversed: RunTeamOn follows the list given, not the placement.
   const std::vector<int> cpus = {placement.back(), placement.front()};
   const TeamRun run = RunTeamOn(cpus, [](int) {}, [](int) {});

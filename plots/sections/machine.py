@@ -1,7 +1,8 @@
 """This machine, measured by the suite's machine experiment (`amqbench machine` as part of the
 run): the dependent-load latency curve with the cache levels read off it beside the caches the
 system reports, the rate of independent random cache-line reads (the ceiling speed_vs_n sets
-each filter's lookups against) and sequential read bandwidth."""
+each filter's lookups against), sequential read bandwidth, and the time one cache line takes to
+pass between two CPUs (what two threads writing one shared filter pay per shared word)."""
 
 from __future__ import annotations
 
@@ -165,6 +166,29 @@ def rate_table(frame: pd.DataFrame, column: str, scale: float, unit: str, extra=
                  + (["ns per line"] if extra else []), rows)
 
 
+def handoff_text(handoff: pd.DataFrame) -> str | None:
+    """The line_handoff record as one sentence; None where the file has none (one CPU, no
+    threaded points, or a file from before the measurement)."""
+    if handoff.empty:
+        return None
+    r = handoff.iloc[0]
+    listed = r.get("handoff_cpus")
+    cpus = [int(c) for c in listed] if isinstance(listed, (list, tuple)) else []
+    between = f"CPUs {cpus[0]} and {cpus[1]}" if len(cpus) == 2 else "two CPUs"
+    if stats.is_missing(r.get("ns_per_handoff")):
+        return f"- A cache line handed between {between}: not measured (the threads could not be pinned)."
+    text = (f"- A cache line handed between {between}: {r['ns_per_handoff']:.0f} ns"
+            f" ({r['ns_per_handoff_min']:.0f}–{r['ns_per_handoff_max']:.0f}) one way, median (min–max) over"
+            " the wall time of two pinned threads writing one counter in turn. Every write to a line the other"
+            " CPU wrote last pays about this, so two threads inserting into one shared filter that fits in"
+            " cache can be slower together than one alone.")
+    share = r.get("cpu_share")
+    if not stats.is_missing(share) and share < 0.9:
+        text += (f" The two threads ran {share:.0%} of the wall time: a partner lost time slices, and the"
+                 " figure is high by about that much.")
+    return text
+
+
 def render(results: ResultSet) -> str | None:
     experiments = machine_experiments(results, SECTION)
     if not experiments:
@@ -199,6 +223,9 @@ def render(results: ResultSet) -> str | None:
         sequential = records(results, experiment_id, "sequential")
         if not sequential.empty:
             parts += ["Sequential reads:", "", rate_table(sequential, "bytes_per_second", 1e-9, "GB/s"), ""]
+        handoff = handoff_text(records(results, experiment_id, "line_handoff"))
+        if handoff:
+            parts += [handoff, ""]
         side = types.SimpleNamespace(name="this machine", results=[result])
         drawn = results.figure(f"{experiment_id}_curves", results.title(experiment_id),
                                lambda out: hosts.write_png(hosts.machine_chart([side], results.title(experiment_id)), out))
