@@ -142,8 +142,11 @@ TeamRun RunTeamOn(const std::vector<int>& cpus, const std::function<void(int)>& 
 }
 
 std::vector<FieldSpec> ThreadTeamFields() {
-  const char* carried = "threads; machine random_lines_threads, sequential_threads";
-  const char* carried_with_handoff = "threads; machine random_lines_threads, sequential_threads, line_handoff";
+  // Declared once, by the threads kind; the concurrent_inserts kind and the machine kind's
+  // threaded points write the same fields.
+  const char* carried = "threads, concurrent_inserts; machine random_lines_threads, sequential_threads";
+  const char* carried_with_handoff =
+      "threads, concurrent_inserts; machine random_lines_threads, sequential_threads, line_handoff";
   return {
       {"threads", "integer", "count", "threads run at once (T), each pinned to a CPU, started by one barrier", carried, kIdentity},
       {"thread_cpus", "array", "", "the CPU each thread was pinned to, thread 0 first (one CPU per physical core before any SMT sibling, round again past the CPUs; -1: pinning refused), from the last timed run", carried, kMachine},
