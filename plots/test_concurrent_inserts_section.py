@@ -57,3 +57,36 @@ def test_nothing_to_show_without_records(tmp_path):
     suite.write_text('[suite]\nname = "t"\n[[experiment]]\nid = "ci"\nkind = "concurrent_inserts"\n'
                      'section = "concurrent_inserts"\nquick = {}\n')
     assert concurrent_inserts.render(ResultSet(Suite.read(suite), tmp_path, tmp_path, None)) is None
+
+
+def test_slower_than_one_thread_is_said_with_the_reason(tmp_path):
+    from sections import concurrent_inserts
+
+    text = concurrent_inserts.render(results(tmp_path, [cell("bloom", 1, 2e7), cell("bloom", 2, 4e6),
+                                                         cell("vqf8", 1, 2e7), cell("vqf8", 2, 3.8e7)]))
+    note = next(line for line in text.splitlines() if "load slower than on one thread" in line)
+    assert "1 of 2 filter and n pairs" in note and "(bloom at n = 1,000,000)" in note
+    assert "line_handoff" not in note  # no machine experiment in this run
+    scaled = concurrent_inserts.render(results(tmp_path, [cell("bloom", 1, 2e7), cell("bloom", 2, 3e7)]))
+    assert "load slower than on one thread" not in scaled
+
+
+def test_the_reason_quotes_the_machine_experiments_line_handoff(tmp_path):
+    from sections import concurrent_inserts
+
+    lines = [cell("bloom", 1, 2e7), cell("bloom", 2, 4e6)]
+    results(tmp_path, lines)  # writes ci.jsonl
+    handoff = {"record": "machine", "cell_id": "h", "experiment": "m", "kind": "machine", "seed": 1,
+               "test": "line_handoff", "handoff_cpus": [0, 1], "ns_per_handoff": 204.2, "ns_per_handoff_min": 203.1,
+               "ns_per_handoff_max": 205.4, "thread_cpus_seen": [0, 1], "pinned": True, "cpu_share": 0.99,
+               "repeats": 3}
+    header = {"record": "header", "schema_version": 2, "experiment": {"id": "m", "kind": "machine"}, "suite": None,
+              "context": {"command_line": "amqbench suite"}, "cells": ["h"]}
+    (tmp_path / "m.jsonl").write_text("".join(json.dumps(line) + "\n" for line in
+                                              [header, handoff, {"record": "end", "complete": True, "cells": 1}]))
+    suite = tmp_path / "suite.toml"
+    suite.write_text(suite.read_text() + '[[experiment]]\nid = "m"\nkind = "machine"\nsection = "machine"\nquick = {}\n')
+    text = concurrent_inserts.render(ResultSet(Suite.read(suite), tmp_path, tmp_path, None))
+    note = next(line for line in text.splitlines() if "load slower than on one thread" in line)
+    assert "one line handed between CPUs 0 and 1 takes 204 ns one way (203–205" in note
+    assert "against 50 ns per insert of the fastest filter on one thread" in note

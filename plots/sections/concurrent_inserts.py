@@ -42,6 +42,37 @@ def rows_at(cells: pd.DataFrame, top: int) -> list:
     return rows
 
 
+def slower_than_one_thread(cells: pd.DataFrame, top: int) -> list[str]:
+    """"filter at n" for each pair whose median rate at T = top is below its T = 1 median."""
+    one = cells[cells["threads"] == 1].set_index(["filter", "keys"])["inserts_per_second"]
+    slower = []
+    for row in cells[cells["threads"] == top].to_dict("records"):
+        base = one.get((row["filter"], row["keys"]))
+        if top > 1 and base is not None and float(row["inserts_per_second"]) < float(base):
+            slower.append(f"{row['filter']} at n = {count(row['keys'])}")
+    return slower
+
+
+def handoff_sentence(results: ResultSet, cells: pd.DataFrame) -> str:
+    """What moving a line between two CPUs costs here, from the machine experiment's line_handoff
+    point, where the run has one."""
+    for e in results.experiments(kind="machine"):
+        frame = results.frame(e.id, record="machine")
+        if frame is None or "test" not in frame:
+            continue
+        handoff = frame[frame["test"] == "line_handoff"]
+        if handoff.empty or "ns_per_handoff" not in handoff or stats.is_missing(handoff.iloc[0]["ns_per_handoff"]):
+            continue
+        h = handoff.iloc[0]
+        fastest = 1e9 / float(pd.to_numeric(cells[cells["threads"] == 1]["inserts_per_second"]).max())
+        cpus = " and ".join(str(c) for c in h["handoff_cpus"]) if isinstance(h.get("handoff_cpus"), list) else "two CPUs"
+        return (f" On this host one line handed between CPUs {cpus} takes {float(h['ns_per_handoff']):.0f} ns one way"
+                f" ({float(h['ns_per_handoff_min']):.0f}–{float(h['ns_per_handoff_max']):.0f}; the machine"
+                f" experiment's line_handoff), against {fastest:.0f} ns per insert of the fastest filter on one"
+                f" thread.")
+    return ""
+
+
 def render(results: ResultSet) -> str | None:
     present, cells = common.all_cells(results, SECTION, KIND)
     if cells is None:
@@ -59,6 +90,13 @@ def render(results: ResultSet) -> str | None:
     if not low.empty:
         notes.append(f"{len(low)} of {len(cells)} cells' threads ran under 90% of the wall time (cpu_share: other"
                      " processes took time slices, or T exceeds the CPUs): their rates are low by about that much.")
+    if (slower := slower_than_one_thread(cells, top)):
+        notes.append(f"At T = {top}, {len(slower)} of {len(rows_at(cells, top))} filter and n pairs load slower than on one"
+                     f" thread ({', '.join(slower)}): every thread writes lines of the one shared filter, and a"
+                     " line another core has written must move to this one before it can be written again, so"
+                     " the threads wait on each other's lines; the fewer lines an insert writes and the larger the"
+                     " filter (the less likely two threads want the same line soon), the better it scales."
+                     + handoff_sentence(results, cells))
     header = ["filter", "n", "inserts/s, T=1 (min–max)", f"T={top} (min–max)", "speedup", "lock bytes",
               f"FPR after T={top}", "FPR theory", "refused", "cpu share"]
     rows = rows_at(cells, top)
