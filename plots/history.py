@@ -51,6 +51,9 @@ at most 2 of 500 show a false step; with one run in ten 1.2-1.8x slower at rando
 30-run series do (three slow runs in a row make a 3-run level). A flagged step is a lead, not a
 verdict: confirm it with `amqbench ab` of the two commits' builds on one machine.
 
+latest_runs and restore_run (functions, no subcommand) give plots/fleet.py the latest run of each
+host as result files again.
+
 The table layout is in results/README.md, "History store"; its version is the database's
 PRAGMA user_version. Every write is one transaction. Exit status 0 (steps: whether or not it
 finds one), or 2 with one line on stderr and the database untouched: no result files, files of
@@ -364,6 +367,64 @@ def stored_results(connection: sqlite3.Connection, run_id: int) -> list:
                                    json.loads(zlib.decompress(records))))
     return out
 
+
+
+def latest_runs(db: Path, suite: str | None = None, timeout: float = DEFAULT_TIMEOUT) -> list[dict]:
+    """The latest run of each host (by time_utc, then by the order recorded), of one suite if
+    given (any --quick), host by host: dicts of the runs' columns id, host_name, cpu_model,
+    git_commit, git_dirty, time_utc, suite_name, suite_quick. What plots/fleet.py sets side by side."""
+    connection, fresh = open_store(db, timeout, write=False)
+    try:
+        if fresh:
+            return []
+        columns = ("id", "host_name", "cpu_model", "git_commit", "git_dirty", "time_utc", "suite_name", "suite_quick")
+        rows = connection.execute(
+            f"SELECT {', '.join(columns)} FROM runs WHERE ? IS NULL OR suite_name = ?"
+            " ORDER BY host_name, time_utc DESC, id DESC", (suite, suite)).fetchall()
+    except sqlite3.Error as error:
+        raise HistoryError(describe_sqlite_error(db, error, timeout)) from error
+    finally:
+        connection.close()
+    latest = {}
+    for row in rows:
+        latest.setdefault(row[1], dict(zip(columns, row)))
+    return list(latest.values())
+
+
+def restore_run(db: Path, run_id: int, directory: Path, timeout: float = DEFAULT_TIMEOUT) -> list[Path]:
+    """A recorded run's files written again into `directory` under their names, as load.py reads
+    them: a schema version 2 file as its header (context, experiment, suite; its cells in record
+    order), its data lines and an end line; a Google Benchmark file as its context and benchmarks.
+    The lines are the ones recorded, so every field the files had is there. A version 1 file is
+    stored in version 2's vocabulary and cannot be written back: it is left out."""
+    connection, fresh = open_store(db, timeout, write=False)
+    try:
+        rows = [] if fresh else connection.execute(
+            "SELECT name, format, context, experiment, suite, records FROM files WHERE run_id = ? ORDER BY id",
+            (run_id,)).fetchall()
+    except sqlite3.Error as error:
+        raise HistoryError(describe_sqlite_error(db, error, timeout)) from error
+    finally:
+        connection.close()
+    if not rows:
+        raise HistoryError(f"{db}: no files of run {run_id}")
+    written = []
+    for name, fmt, context, experiment, suite, records in rows:
+        lines, context = json.loads(zlib.decompress(records)), json.loads(context)
+        if fmt == "gbench":
+            text = json.dumps({"context": context, "benchmarks": lines}) + "\n"
+        elif fmt == "v2":
+            cells = list(dict.fromkeys(line.get("cell_id") for line in lines if line.get("cell_id") is not None))
+            header = {"record": "header", "schema_version": 2, "experiment": json.loads(experiment or "{}"),
+                      "suite": json.loads(suite or "null"), "context": context, "cells": cells}
+            end = {"record": "end", "complete": True, "cells": len(cells)}
+            text = "".join(json.dumps(line) + "\n" for line in (header, *lines, end))
+        else:
+            continue
+        path = directory / Path(name).name
+        path.write_text(text, encoding="utf-8")
+        written.append(path)
+    return written
 
 @dataclass
 class Verdict:

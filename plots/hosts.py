@@ -521,21 +521,23 @@ def markdown(comparison: Comparison, command: str, charts: dict[str, bytes | Non
 
 # --- the command ------------------------------------------------------------------------------
 
-def parse_labels(values: list[str]) -> list[tuple[str, list[Path]]]:
+def parse_labels(values: list[str], option: str = "--label", least: int = 2) -> list[tuple[str, list[Path]]]:
     """NAME=PATH pairs by side, in the order the names first come. A NAME may hold "=" itself
-    (-march=native=micro_native.json): the split is at the last "=" an existing path follows."""
+    (-march=native=micro_native.json): the split is at the last "=" an existing path follows.
+    `option` names the flag in messages; fewer than `least` sides is bad input (plots/fleet.py's
+    --host takes one)."""
     sides: dict[str, list[Path]] = {}
     for value in values:
         splits = [i for i, c in enumerate(value) if c == "=" and 0 < i < len(value) - 1]
         if not splits:
-            raise compare.BadInput(f"--label {value!r}: expected NAME=PATH")
+            raise compare.BadInput(f"{option} {value!r}: expected NAME=PATH")
         at = next((i for i in reversed(splits) if Path(value[i + 1:]).exists()), None)
         if at is None:
-            raise compare.BadInput(f"--label {value!r}: no file or directory of that name follows an '='")
+            raise compare.BadInput(f"{option} {value!r}: no file or directory of that name follows an '='")
         sides.setdefault(value[:at], []).append(Path(value[at + 1:]))
-    if len(sides) < 2:
+    if len(sides) < least:
         raise compare.BadInput(f"{len(sides)} side{'s' if len(sides) != 1 else ''} given: two or more"
-                               " --label NAME=PATH with different names are needed")
+                               f" {option} NAME=PATH with different names are needed")
     return list(sides.items())
 
 

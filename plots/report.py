@@ -7,7 +7,8 @@ The suite file says, for each experiment id, its kind, title, section and charts
 experiment is read from <results>/<id>.jsonl (schema version 2), else <results>/<id>.json
 (schema version 1, or Google Benchmark's JSON). Sections render in the order the suite first
 names them (plots/sections/<section>.py, each once), after a provenance section and a summary of
-every claim the sections judged. Charts are drawn only when a section shows them, as
+every claim the sections judged. The fleet section (plots/sections/fleet.py) follows them where
+<results>/history.sqlite holds another host's run. Charts are drawn only when a section shows them, as
 <results>/<id>_<chart>.png, linked relative to the report. What could not be shown is listed at
 the end, with the reason.
 """
@@ -27,6 +28,7 @@ import claims  # noqa: E402
 import load  # noqa: E402
 import stats  # noqa: E402
 from result_set import ResultSet, Suite  # noqa: E402
+from sections import fleet as fleet_section  # noqa: E402
 from sections import provenance  # noqa: E402
 
 REPO = HERE.parent
@@ -98,6 +100,9 @@ def render_sections(results: ResultSet) -> tuple[list[str], list[tuple[str, str]
 
 def build_report(results: ResultSet) -> str:
     body, skipped_sections = render_sections(results)
+    # Not a suite section: the fleet comes from the results history, beside this run (None
+    # unless the store holds another host).
+    body.append(fleet_section.render(results))
     origin = provenance.render(results)
     parts = [
         "# amqbench report",
