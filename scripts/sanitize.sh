@@ -7,7 +7,9 @@
 # 65 s without, one after the other), which CI pays on every run. A report still names the
 # functions of its stack (from the symbol table; inlined ones fold into their callers) and
 # UBSan its file and line (compiled into each check); for ASan's file:line, rebuild with
-# AMQ_SANITIZE_LINES=1. The ctest tests of the micro-benchmarks (micro_*) are left out: they time
+# AMQ_SANITIZE_LINES=1. The per-filter loops only tests drive here (the threads and
+# concurrent_inserts kinds, the micro-benchmarks) are compiled at -O0 (CMakeLists.txt,
+# AMQ_UNTIMED_LOOPS_O0). The ctest tests of the micro-benchmarks (micro_*) are left out: they time
 # nothing here, and the Release build's ctest run has already run every benchmark once; the
 # tests that drive amqbench_micro for its flags and key lists run, so it is built.
 #   scripts/sanitize.sh                       build and test
@@ -28,12 +30,14 @@ esac
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_CXX_COMPILER="${AMQ_SANITIZE_CXX:-clang++-14}" \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$opt" \
   -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" \
-  -DAMQ_TEST_SHARDS=4 >/dev/null
+  -DAMQ_TEST_SHARDS=4 -DAMQ_UNTIMED_LOOPS_O0=ON >/dev/null
 # Every test binary, and what they drive (amqbench, amqbench_micro, the probes: their dependencies),
 # but bmi2_tests: the quotient family's tests again with PDEP/TZCNT, which change how select
 # finds a bit inside a 64-bit word, in registers, not which memory it reads, and the Release
 # build's bmi2_tests compare every answer and byte with the portable path's (33 s of CPU here).
-targets=(amqbench avx2_tests avx512_tests)
+# threaded_tests too: the concurrent insert paths run only there, and scripts/tsan.sh's
+# ThreadSanitizer finds races, not out-of-bounds accesses.
+targets=(amqbench avx2_tests avx512_tests threaded_tests)
 for dir in core filters workloads traces harness commands; do targets+=("${dir}_tests"); done
 stage build cmake --build "$build" -j "$(nproc)" --target "${targets[@]}"
 export ASAN_OPTIONS="abort_on_error=1:detect_stack_use_after_return=1:strict_string_checks=1"
