@@ -13,6 +13,7 @@
 #include "filters/all.h"
 #include "harness/cell/kernels.h"
 #include "harness/kinds/threads_kind.h"
+#include "harness/machine/machine_measure.h"
 #include "harness/machine/thread_team.h"
 #include "harness/run/cell_id.h"
 #include "workloads/uniform.h"
@@ -32,11 +33,6 @@ struct InsertsOutcome {
   double fpr_theory = 0;
 };
 
-// Thread t's share of `count` items: [t count / T, (t+1) count / T).
-std::size_t SliceBegin(std::size_t count, int t, int threads) {
-  return count * static_cast<std::size_t>(t) / static_cast<std::size_t>(threads);
-}
-
 template <ConcurrentInsertFilter F>
 InsertsOutcome RunInsertsCell(std::span<const std::uint64_t> keys, std::span<const std::uint64_t> absent,
                               const FilterParams& params, int threads, int repeats) {
@@ -47,8 +43,8 @@ InsertsOutcome RunInsertsCell(std::span<const std::uint64_t> keys, std::span<con
     auto filter = std::make_unique<F>(params);  // pages written here, before the clock
     InsertLocks locks(filter->insert_lock_count());
     const TeamRun team = RunTeam(threads, [](int) {}, [&](int t) {
-      const std::size_t begin = SliceBegin(keys.size(), t, threads);
-      const std::size_t count = SliceBegin(keys.size(), t + 1, threads) - begin;
+      const std::size_t begin = TeamSliceBegin(keys.size(), t, threads);
+      const std::size_t count = TeamSliceBegin(keys.size(), t + 1, threads) - begin;
       InsertConcurrentSlice(*filter, locks, keys.subspan(begin, count), std::span(accepted).subspan(begin, count));
     });
     // The exact key set, after the threads were joined: every accepted key must be found.
@@ -91,13 +87,6 @@ std::string ConcurrentNames(TypeList<Fs...>) {
   std::string names;
   ((names += (names.empty() ? "" : ", ") + std::string(Fs::kName)), ...);
   return names;
-}
-
-double Median(std::vector<double> values) {
-  if (values.empty()) return 0;
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
 }
 
 class ConcurrentInsertsPlan : public ExperimentPlan {
@@ -158,19 +147,16 @@ class ConcurrentInsertsPlan : public ExperimentPlan {
     r["false_negatives"] = o.false_negatives;
     r["fpr_after_concurrent_inserts"] = p_.queries ? double(o.false_positives) / double(p_.queries) : 0.0;
     r["fpr_theory"] = o.fpr_theory;
-    const double median = Median(o.inserts_per_second);
+    const Spread rate = SpreadOf(o.inserts_per_second);
     const std::string base_key = std::string(cell.filter->name) + " " + std::to_string(cell.n);
-    if (cell.threads == 1) one_thread_[base_key] = median;
-    r["inserts_per_second"] = median;
-    r["inserts_per_second_min"] = *std::min_element(o.inserts_per_second.begin(), o.inserts_per_second.end());
-    r["inserts_per_second_max"] = *std::max_element(o.inserts_per_second.begin(), o.inserts_per_second.end());
+    if (cell.threads == 1) one_thread_[base_key] = rate.median;
+    r["inserts_per_second"] = rate.median;
+    r["inserts_per_second_min"] = rate.min;
+    r["inserts_per_second_max"] = rate.max;
     r["inserts_per_second_samples"] = o.inserts_per_second;
     const auto base = one_thread_.find(base_key);
-    r["insert_speedup"] = base != one_thread_.end() && base->second > 0 ? Json(median / base->second) : Json(nullptr);
-    r["thread_cpus"] = o.placement.cpus;
-    r["thread_cpus_seen"] = o.placement.cpus_seen;
-    r["pinned"] = o.placement.pinned;
-    r["cpu_share"] = Median(o.cpu_shares);
+    r["insert_speedup"] = base != one_thread_.end() && base->second > 0 ? Json(rate.median / base->second) : Json(nullptr);
+    PutTeamPlacement(r, o.placement, SpreadOf(o.cpu_shares).median);
     return {r};
   }
 

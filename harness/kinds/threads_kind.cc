@@ -12,6 +12,7 @@
 #include "core/hashing.h"
 #include "filters/all.h"
 #include "harness/cell/kernels.h"
+#include "harness/machine/machine_measure.h"
 #include "harness/machine/thread_team.h"
 #include "harness/run/cell_id.h"
 #include "workloads/uniform.h"
@@ -52,11 +53,6 @@ struct ThreadsOutcome {
   double fpr_theory = 0;
 };
 
-// Thread t's share of `count` items: [t count / T, (t+1) count / T).
-std::size_t SliceBegin(std::size_t count, int t, int threads) {
-  return count * static_cast<std::size_t>(t) / static_cast<std::size_t>(threads);
-}
-
 // The keys a filter holds: its shard less the keys it refused (rare: a full cuckoo table).
 std::vector<std::uint64_t> HeldKeys(std::span<const std::uint64_t> shard, const std::vector<std::size_t>& failed) {
   std::vector<std::uint64_t> held;
@@ -82,7 +78,7 @@ void MakeStream(Mix mix, const ThreadsInputs& in, const std::vector<std::vector<
   const double share = mix == kMember ? 1.0 : mix == kAbsent ? 0.0 : in.member_share;
   for (int t = 0; t < in.threads; ++t) {
     const auto& pool = held[in.shared ? 0 : static_cast<std::size_t>(t)];
-    for (std::size_t i = SliceBegin(in.queries, t, in.threads); i < SliceBegin(in.queries, t + 1, in.threads); ++i) {
+    for (std::size_t i = TeamSliceBegin(in.queries, t, in.threads); i < TeamSliceBegin(in.queries, t + 1, in.threads); ++i) {
       const std::uint64_t x = SpreadSeed(in.seed ^ (std::uint64_t{mix} << 56) ^ i);
       const bool is_member = !pool.empty() && double(x >> 11) * 0x1.0p-53 < share;
       member[i] = is_member ? 1 : 0;
@@ -115,8 +111,8 @@ ThreadsOutcome RunThreadsCell(const ThreadsInputs& in, std::shared_ptr<void>& ca
   } else {
     own.resize(static_cast<std::size_t>(in.threads));
     const auto shard = [&](int t) {
-      const std::size_t begin = SliceBegin(in.keys.size(), t, in.threads);
-      return in.keys.subspan(begin, SliceBegin(in.keys.size(), t + 1, in.threads) - begin);
+      const std::size_t begin = TeamSliceBegin(in.keys.size(), t, in.threads);
+      return in.keys.subspan(begin, TeamSliceBegin(in.keys.size(), t + 1, in.threads) - begin);
     };
     RunTeam(in.threads, [&](int t) {
       FilterParams params = in.params;
@@ -146,8 +142,8 @@ ThreadsOutcome RunThreadsCell(const ThreadsInputs& in, std::shared_ptr<void>& ca
     MixOutcome& mix = out.mixes[m];
     for (int run = 0; run <= in.repeats; ++run) {  // run 0: the untimed warm-up
       const TeamRun team = RunTeam(in.threads, [](int) {}, [&](int t) {
-        const std::size_t begin = SliceBegin(in.queries, t, in.threads);
-        const std::size_t count = SliceBegin(in.queries, t + 1, in.threads) - begin;
+        const std::size_t begin = TeamSliceBegin(in.queries, t, in.threads);
+        const std::size_t count = TeamSliceBegin(in.queries, t + 1, in.threads) - begin;
         slots[static_cast<std::size_t>(t)].counts = CountContainedFlagged(
             *filters[static_cast<std::size_t>(t)], std::span(keys).subspan(begin, count),
             std::span<const std::uint8_t>(member).subspan(begin, count));
@@ -175,13 +171,6 @@ RunThreadsFn RunThreadsFor(std::string_view name, TypeList<Fs...>) {
   RunThreadsFn found = nullptr;
   ((Fs::kName == name ? (found = &RunThreadsCell<Fs>, 0) : 0), ...);
   return found;
-}
-
-double Median(std::vector<double> values) {
-  if (values.empty()) return 0;
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
 }
 
 class ThreadsPlan : public ExperimentPlan {
@@ -262,14 +251,18 @@ class ThreadsPlan : public ExperimentPlan {
     std::vector<double> cpu_shares;
     const std::string baseline_key = key;
     std::array<double, kMixes> medians{};
-    for (std::size_t m = 0; m < kMixes; ++m) medians[m] = Median(o.mixes[m].ops_per_second);
+    std::array<Spread, kMixes> rates{};
+    for (std::size_t m = 0; m < kMixes; ++m) {
+      rates[m] = SpreadOf(o.mixes[m].ops_per_second);
+      medians[m] = rates[m].median;
+    }
     if (cell.shared && cell.threads == 1) one_thread_[baseline_key] = medians;
     for (std::size_t m = 0; m < kMixes; ++m) {
       const MixOutcome& mix = o.mixes[m];
       const std::string name = kMixNames[m];
       r[name + "_ops_per_second"] = medians[m];
-      r[name + "_ops_per_second_min"] = *std::min_element(mix.ops_per_second.begin(), mix.ops_per_second.end());
-      r[name + "_ops_per_second_max"] = *std::max_element(mix.ops_per_second.begin(), mix.ops_per_second.end());
+      r[name + "_ops_per_second_min"] = rates[m].min;
+      r[name + "_ops_per_second_max"] = rates[m].max;
       r[name + "_ops_per_second_samples"] = mix.ops_per_second;
       const auto base = one_thread_.find(baseline_key);
       r[name + "_speedup"] = base != one_thread_.end() && base->second[m] > 0 ? Json(medians[m] / base->second[m])
@@ -287,10 +280,7 @@ class ThreadsPlan : public ExperimentPlan {
     r["false_positives"] = absent_found;
     r["fpr"] = absent_queries ? double(absent_found) / double(absent_queries) : 0.0;
     r["fpr_theory"] = o.fpr_theory;
-    r["thread_cpus"] = o.placement.cpus;
-    r["thread_cpus_seen"] = o.placement.cpus_seen;
-    r["pinned"] = o.placement.pinned;
-    r["cpu_share"] = Median(cpu_shares);
+    PutTeamPlacement(r, o.placement, SpreadOf(cpu_shares).median);
     return {r};
   }
 

@@ -86,12 +86,6 @@ std::vector<double> SecondsPerOperation(Run&& run, std::uint64_t granularity, co
   return per_op;
 }
 
-Spread SpreadOf(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  const double median = n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
-  return {median, values.front(), values.back()};
-}
 
 // Nanoseconds per operation from seconds per operation.
 Spread NanosecondsOf(const std::vector<double>& seconds_per_op) {
@@ -584,6 +578,14 @@ std::vector<CacheLevel> DetectCacheLevels(const std::vector<LatencyPoint>& raw, 
   }
   levels.push_back({median_of(std::min(plateau_start, n - 1), n - 1), std::nullopt});
   return levels;
+}
+
+Spread SpreadOf(std::vector<double> values) {
+  if (values.empty()) return {};
+  std::sort(values.begin(), values.end());
+  const std::size_t n = values.size();
+  const double median = n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+  return {median, values.front(), values.back()};
 }
 
 }  // namespace amq

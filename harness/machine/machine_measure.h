@@ -89,6 +89,10 @@ struct Spread {
   double median = 0, min = 0, max = 0;
 };
 
+// The median, min and max of R samples (all zero for none): every spread here, and the timed
+// runs of the kinds that run on the thread team.
+Spread SpreadOf(std::vector<double> values);
+
 // ns per dependent load over the first `working_set` bytes of `buffer`.
 Spread MeasureLatency(const MachineBuffer& buffer, std::size_t working_set, const MachineTiming& timing);
 // Independent random cache-line reads per second over the first `working_set` bytes: 16

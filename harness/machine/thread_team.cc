@@ -141,6 +141,13 @@ TeamRun RunTeamOn(const std::vector<int>& cpus, const std::function<void(int)>& 
   return run;
 }
 
+void PutTeamPlacement(Json& record, const TeamRun& last, double cpu_share) {
+  record["thread_cpus"] = last.cpus;
+  record["thread_cpus_seen"] = last.cpus_seen;
+  record["pinned"] = last.pinned;
+  record["cpu_share"] = cpu_share;
+}
+
 std::vector<FieldSpec> ThreadTeamFields() {
   // Declared once, by the threads kind; the concurrent_inserts kind and the machine kind's
   // threaded points write the same fields.

@@ -51,6 +51,16 @@ TeamRun RunTeam(int threads, const std::function<void(int)>& prepare, const std:
 TeamRun RunTeamOn(const std::vector<int>& cpus, const std::function<void(int)>& prepare,
                   const std::function<void(int)>& work);
 
+// Thread t's share of `count` items is [TeamSliceBegin(count, t, T), TeamSliceBegin(count, t + 1, T)):
+// the slices tile [0, count) and differ in size by one at most.
+inline std::size_t TeamSliceBegin(std::size_t count, int t, int threads) {
+  return count * static_cast<std::size_t>(t) / static_cast<std::size_t>(threads);
+}
+
+// A record's placement fields: where the last timed run's threads were pinned and seen, whether
+// every pinning held, and cpu_share (the caller's median over its timed runs).
+void PutTeamPlacement(Json& record, const TeamRun& last, double cpu_share);
+
 // The record fields a threaded measurement writes (threads, thread_cpus, thread_cpus_seen,
 // pinned, cpu_share): declared once, joined to the threads kind's and the machine kind's fields.
 std::vector<FieldSpec> ThreadTeamFields();

@@ -11,14 +11,11 @@ import pandas as pd
 import stats
 from report_format import count, table
 from result_set import ResultSet
-from sections import common
+from sections import common, machine
+from sections.threads import rate
 
 SECTION = "concurrent_inserts"
 KIND = "concurrent_inserts"
-
-
-def rate(value) -> str:
-    return "–" if stats.is_missing(value) else f"{float(value):.3g}"
 
 
 def spread(row: dict) -> str:
@@ -56,21 +53,14 @@ def slower_than_one_thread(cells: pd.DataFrame, top: int) -> list[str]:
 def handoff_sentence(results: ResultSet, cells: pd.DataFrame) -> str:
     """What moving a line between two CPUs costs here, from the machine experiment's line_handoff
     point, where the run has one."""
-    for e in results.experiments(kind="machine"):
-        frame = results.frame(e.id, record="machine")
-        if frame is None or "test" not in frame:
-            continue
-        handoff = frame[frame["test"] == "line_handoff"]
-        if handoff.empty or "ns_per_handoff" not in handoff or stats.is_missing(handoff.iloc[0]["ns_per_handoff"]):
-            continue
-        h = handoff.iloc[0]
-        fastest = 1e9 / float(pd.to_numeric(cells[cells["threads"] == 1]["inserts_per_second"]).max())
-        cpus = " and ".join(str(c) for c in h["handoff_cpus"]) if isinstance(h.get("handoff_cpus"), list) else "two CPUs"
-        return (f" On this host one line handed between CPUs {cpus} takes {float(h['ns_per_handoff']):.0f} ns one way"
-                f" ({float(h['ns_per_handoff_min']):.0f}–{float(h['ns_per_handoff_max']):.0f}; the machine"
-                f" experiment's line_handoff), against {fastest:.0f} ns per insert of the fastest filter on one"
-                f" thread.")
-    return ""
+    h = machine.measured_handoff(results)
+    if h is None:
+        return ""
+    fastest = 1e9 / float(pd.to_numeric(cells[cells["threads"] == 1]["inserts_per_second"]).max())
+    return (f" On this host one line handed between {machine.handoff_between(h)} takes"
+            f" {float(h['ns_per_handoff']):.0f} ns one way ({float(h['ns_per_handoff_min']):.0f}–"
+            f"{float(h['ns_per_handoff_max']):.0f}; the machine experiment's line_handoff), against {fastest:.0f} ns"
+            " per insert of the fastest filter on one thread.")
 
 
 def render(results: ResultSet) -> str | None:

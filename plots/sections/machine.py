@@ -166,15 +166,29 @@ def rate_table(frame: pd.DataFrame, column: str, scale: float, unit: str, extra=
                  + (["ns per line"] if extra else []), rows)
 
 
+def handoff_between(r) -> str:
+    """"CPUs 0 and 1", or "two CPUs" where the record does not name them."""
+    listed = r.get("handoff_cpus")
+    cpus = [int(c) for c in listed] if isinstance(listed, (list, tuple)) else []
+    return f"CPUs {cpus[0]} and {cpus[1]}" if len(cpus) == 2 else "two CPUs"
+
+
+def measured_handoff(results: ResultSet):
+    """The first machine experiment's line_handoff record with a figure (pinned), or None."""
+    for experiment_id in machine_experiments(results):
+        handoff = records(results, experiment_id, "line_handoff")
+        if not handoff.empty and not stats.is_missing(handoff.iloc[0].get("ns_per_handoff")):
+            return handoff.iloc[0]
+    return None
+
+
 def handoff_text(handoff: pd.DataFrame) -> str | None:
     """The line_handoff record as one sentence; None where the file has none (one CPU, no
     threaded points, or a file from before the measurement)."""
     if handoff.empty:
         return None
     r = handoff.iloc[0]
-    listed = r.get("handoff_cpus")
-    cpus = [int(c) for c in listed] if isinstance(listed, (list, tuple)) else []
-    between = f"CPUs {cpus[0]} and {cpus[1]}" if len(cpus) == 2 else "two CPUs"
+    between = handoff_between(r)
     if stats.is_missing(r.get("ns_per_handoff")):
         return f"- A cache line handed between {between}: not measured (the threads could not be pinned)."
     text = (f"- A cache line handed between {between}: {r['ns_per_handoff']:.0f} ns"
