@@ -18,10 +18,10 @@
 namespace amq {
 namespace {
 
-FilterParams Sized(std::size_t n, double fpr) { return filter_tests::Params(n, fpr, 0.0, 3); }
+FilterParams CountingSized(std::size_t n, double fpr) { return filter_tests::Params(n, fpr, 0.0, 3); }
 
 TEST(CountingBloom, FourBitsPerBloomPosition) {
-  const CountingBloom filter(Sized(100000, 0.01));
+  const CountingBloom filter(CountingSized(100000, 0.01));
   const Json stats = StatsOf(filter);
   EXPECT_EQ(stats["hash_probes"].get<int>(), 7);  // round(9.585 ln 2), as Bloom's
   const double counters = stats["counters"].get<double>();
@@ -63,8 +63,8 @@ TEST(CountingBloom, ErasedKeysLeaveNoFalseNegativesAndTheirBytesGo) {
   constexpr std::size_t kKeys = 20000;
   const auto keys = UniformKeys(4, KeyStream::kMembers, kKeys);
   const auto others = UniformKeys(4, KeyStream::kNonMembers, 200000);
-  CountingBloom filter(Sized(kKeys, 0.01));
-  CountingBloom half(Sized(kKeys, 0.01));
+  CountingBloom filter(CountingSized(kKeys, 0.01));
+  CountingBloom half(CountingSized(kKeys, 0.01));
   for (std::uint64_t key : keys) filter.insert(key);
   for (std::size_t i = 1; i < kKeys; i += 2) half.insert(keys[i]);
   // A key never inserted is refused, and changes nothing, unless it is a false positive.
@@ -95,7 +95,7 @@ TEST(CountingBloom, ErasedKeysLeaveNoFalseNegativesAndTheirBytesGo) {
 // One key inserted 20 times: its k counters stop at 15, the 5 k increments past it are counted
 // as overflows, and 20 erases leave them at 15 (stuck), so the key is still found.
 TEST(CountingBloom, SaturatedCountersStayAt15) {
-  CountingBloom filter(Sized(1000, 0.01));
+  CountingBloom filter(CountingSized(1000, 0.01));
   for (int i = 0; i < 20; ++i) filter.insert(77);
   filter.insert(78);
   const Json stats = StatsOf(filter);
@@ -117,7 +117,7 @@ TEST(CountingBloom, SaturatedCountersStayAt15) {
 // takes at 16, within 4 standard deviations of that many independent counters.
 TEST(CountingBloom, SaturatedCountersFollowTheBinomialTail) {
   constexpr std::size_t kCapacity = 2000;
-  CountingBloom filter(Sized(kCapacity, 0.01));
+  CountingBloom filter(CountingSized(kCapacity, 0.01));
   for (std::uint64_t key : UniformKeys(9, KeyStream::kMembers, 20 * kCapacity)) filter.insert(key);
   const Json stats = StatsOf(filter);
   const double m = stats["counters"].get<double>();

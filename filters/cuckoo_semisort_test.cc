@@ -126,11 +126,7 @@ void ExpectSortedBuckets(const F& filter) {
 
 std::vector<std::uint64_t> BitReversed(std::size_t n) {
   std::vector<std::uint64_t> keys(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    std::uint64_t x = i, r = 0;
-    for (int bit = 0; bit < 64; ++bit, x >>= 1) r = (r << 1) | (x & 1);
-    keys[i] = r;
-  }
+  for (std::size_t i = 0; i < n; ++i) keys[i] = filter_tests::ReverseBits(i);
   return keys;
 }
 

@@ -51,7 +51,9 @@ TEST(Gcs, WindowedDecodingAnswersAsCodeByCode) {
       positives += answer;
     }
     EXPECT_EQ(disagreements, 0u) << "eps = " << eps << ", k = " << f.rice_bits();
-    if (eps == 0.5) EXPECT_GT(positives, 50000u);  // both answers occur among the non-members
+    if (eps == 0.5) {
+      EXPECT_GT(positives, 50000u);  // both answers occur among the non-members
+    }
   }
 }
 

@@ -22,33 +22,33 @@ namespace {
 
 using filter_tests::Params;
 
-FilterParams Sized(std::size_t n, double max_load = 0.0, std::uint64_t seed = 1) {
+FilterParams MortonSized(std::size_t n, double max_load = 0.0, std::uint64_t seed = 1) {
   return Params(n, 0.01, max_load, seed);
 }
 
 TEST(Morton, BlockIsOneCacheLineOfThePapersFields) {
   EXPECT_EQ(sizeof(morton_detail::Block), 64u);
   EXPECT_EQ(46 * 8 + 64 * 2 + 16, 512);
-  const Morton filter(Sized(1000));
+  const Morton filter(MortonSized(1000));
   EXPECT_EQ(reinterpret_cast<std::uintptr_t>(filter.bytes().data()) % 64, 0u);
 }
 
 // FastFilter's Morton at n = 10^6: 11.72 bits/key (shared/REFERENCE_NUMBERS.md, section 2).
 TEST(Morton, SizedLikeFastFiltersMortonAtAMillionKeys) {
-  const Morton filter(Sized(1000000));
+  const Morton filter(MortonSized(1000000));
   EXPECT_EQ(filter.blocks(), 22884u);  // ceil(10^6 / (46 x 0.95))
   const double bits_per_key = filter.size_in_bytes() * 8.0 / 1e6;
   EXPECT_NEAR(bits_per_key, 11.72, 0.005);
   EXPECT_NEAR(filter.theory().bits_per_key, 512.0 / (46 * 0.95), 1e-12);
-  EXPECT_EQ(Morton(Sized(0)).blocks(), 1u);
-  EXPECT_EQ(Morton(Sized(46, 1.0)).blocks(), 1u);
-  EXPECT_EQ(Morton(Sized(47, 1.0)).blocks(), 2u);
+  EXPECT_EQ(Morton(MortonSized(0)).blocks(), 1u);
+  EXPECT_EQ(Morton(MortonSized(46, 1.0)).blocks(), 1u);
+  EXPECT_EQ(Morton(MortonSized(47, 1.0)).blocks(), 2u);
 }
 
 TEST(Morton, ReachesItsDefaultLoadWithoutRefusals) {
   for (std::uint64_t seed : {1, 2, 3}) {
     const auto keys = UniformKeys(seed, KeyStream::kMembers, 200000);
-    const auto built = Build<Morton>(keys, Sized(keys.size(), 0.0, seed));
+    const auto built = Build<Morton>(keys, MortonSized(keys.size(), 0.0, seed));
     EXPECT_TRUE(built.failed.empty()) << built.failed.size() << " refused, seed " << seed;
     EXPECT_EQ(CountContained(built.filter, keys), keys.size());
     EXPECT_NEAR(built.filter.load_factor(), 0.95, 0.001);
@@ -59,7 +59,7 @@ TEST(Morton, ReachesItsDefaultLoadWithoutRefusals) {
 // to the keys stored (checked through the public bytes: FSA, OTA, FCA in that order).
 TEST(Morton, CountersAddUpToTheKeysStored) {
   const auto keys = UniformKeys(4, KeyStream::kMembers, 30000);
-  const auto built = Build<Morton>(keys, Sized(keys.size()));
+  const auto built = Build<Morton>(keys, MortonSized(keys.size()));
   std::uint64_t counted = 0;
   const auto bytes = built.filter.bytes();
   for (std::size_t b = 0; b < built.filter.blocks(); ++b) {
@@ -77,7 +77,7 @@ TEST(Morton, SecondBlockOnlyWhenTheOtaSaysSo) {
   // At load 0.5 blocks rarely fill, so few keys leave their primary bucket.
   const auto keys = UniformKeys(5, KeyStream::kMembers, 20000);
   const auto negatives = UniformKeys(5, KeyStream::kNonMembers, 200000);
-  const auto built = Build<Morton>(keys, Sized(keys.size(), 0.5));
+  const auto built = Build<Morton>(keys, MortonSized(keys.size(), 0.5));
   Stats before;
   built.filter.add_stats(before);
   const double share = built.filter.ota_set_share();
@@ -93,7 +93,7 @@ TEST(Morton, SecondBlockOnlyWhenTheOtaSaysSo) {
 
 TEST(Morton, BiasedInsertionKeepsMostKeysInTheirPrimaryBucket) {
   const auto keys = UniformKeys(6, KeyStream::kMembers, 100000);
-  const auto built = Build<Morton>(keys, Sized(keys.size()));
+  const auto built = Build<Morton>(keys, MortonSized(keys.size()));
   Stats stats;
   built.filter.add_stats(stats);
   std::uint64_t secondary = 0;
@@ -111,12 +111,6 @@ TEST(Morton, BiasedInsertionKeepsMostKeysInTheirPrimaryBucket) {
   EXPECT_LT(built.filter.theory().fpr, MortonFpr(8, keys.size() / (64.0 * built.filter.blocks()), 1.0, 0.0));
 }
 
-std::uint64_t BitReversed(std::uint64_t x) {
-  std::uint64_t r = 0;
-  for (int b = 0; b < 64; ++b) r |= ((x >> b) & 1) << (63 - b);
-  return r;
-}
-
 // Key orders that break careless code: consecutive keys, keys that differ only in their high
 // bits, bit-reversed counters. Every key found, FPR within the band around theory.
 TEST(Morton, AdversarialKeyOrdersHaveNoFalseNegatives) {
@@ -125,11 +119,11 @@ TEST(Morton, AdversarialKeyOrdersHaveNoFalseNegatives) {
   for (std::uint64_t i = 0; i < n; ++i) {
     orders[0].push_back(1000000 + i);
     orders[1].push_back((i + 1) << 40);
-    orders[2].push_back(BitReversed(i + 1));
+    orders[2].push_back(filter_tests::ReverseBits(i + 1));
   }
   const auto negatives = UniformKeys(7, KeyStream::kNonMembers, 300000);
   for (const auto& keys : orders) {
-    const auto built = Build<Morton>(keys, Sized(n));
+    const auto built = Build<Morton>(keys, MortonSized(n));
     EXPECT_TRUE(built.failed.empty());
     EXPECT_EQ(CountContained(built.filter, keys), n);
     const std::set<std::uint64_t> members(keys.begin(), keys.end());
@@ -149,7 +143,7 @@ TEST(Morton, AdversarialKeyOrdersHaveNoFalseNegatives) {
 // once m exceeds the largest offset, 1085.
 TEST(Morton, AlternateBucketIsAnInvolutionIntoAnotherBlock) {
   for (std::uint64_t blocks : {1, 2, 3, 17, 18, 1000}) {
-    const Morton filter(Sized(0), blocks);
+    const Morton filter(MortonSized(0), blocks);
     const std::uint64_t m = filter.buckets();
     for (std::uint64_t b = 0; b < m; b += (m > 2000 ? 7 : 1)) {
       for (std::uint64_t fp = 0; fp < 256; ++fp) {
@@ -184,7 +178,7 @@ std::vector<std::uint64_t> KeysInOneBucket(const Morton& filter, std::uint64_t s
 }
 
 TEST(Morton, OneBucketAndFingerprintHoldsExactlyTwoBuckets) {
-  Morton filter(Sized(10000, 0.0, 3));
+  Morton filter(MortonSized(10000, 0.0, 3));
   const auto keys = KeysInOneBucket(filter, 3, true, 50);
   std::size_t accepted = 0;
   for (std::uint64_t k : keys) accepted += filter.insert(k) ? 1 : 0;
@@ -195,7 +189,7 @@ TEST(Morton, OneBucketAndFingerprintHoldsExactlyTwoBuckets) {
 
 // A refused insert leaves every byte as it was, and every key accepted before is still found.
 TEST(Morton, FullFilterRefusesCleanlyAndCounts) {
-  FilterParams p = Sized(0, 0.0, 9);
+  FilterParams p = MortonSized(0, 0.0, 9);
   p.max_kicks = 100;
   for (std::uint64_t blocks : {1, 2, 5}) {
     Morton filter(p, blocks);
@@ -225,7 +219,7 @@ TEST(Morton, FullFilterRefusesCleanlyAndCounts) {
 // but for OTA bits (never cleared).
 TEST(Morton, InsertEraseSequencesMatchASetOracle) {
   constexpr std::size_t n = 20000;
-  Morton filter(Sized(n, 0.0, 4));
+  Morton filter(MortonSized(n, 0.0, 4));
   const auto pool = UniformKeys(11, KeyStream::kMembers, 2 * n);
   std::set<std::uint64_t> held;
   XorShift64Star rng(17);
@@ -258,7 +252,7 @@ TEST(Morton, InsertEraseSequencesMatchASetOracle) {
 }
 
 TEST(Morton, EraseOfTheOtherKeyWithTheSameFingerprintLeavesOneCopy) {
-  Morton filter(Sized(1000, 0.0, 3));
+  Morton filter(MortonSized(1000, 0.0, 3));
   const auto keys = KeysInOneBucket(filter, 3, true, 2);
   ASSERT_TRUE(filter.insert(keys[0]));
   ASSERT_TRUE(filter.insert(keys[1]));
@@ -272,7 +266,7 @@ TEST(Morton, EraseOfTheOtherKeyWithTheSameFingerprintLeavesOneCopy) {
 TEST(Morton, FprNearTheoryAtFastFiltersLoad) {
   const auto keys = UniformKeys(8, KeyStream::kMembers, 200000);
   const auto negatives = UniformKeys(8, KeyStream::kNonMembers, 2000000);
-  const auto built = Build<Morton>(keys, Sized(keys.size()));
+  const auto built = Build<Morton>(keys, MortonSized(keys.size()));
   const double fp = static_cast<double>(CountContained(built.filter, negatives));
   const Interval band = BinomialBand(negatives.size(), built.filter.theory().fpr);
   EXPECT_GE(fp, band.low) << built.filter.theory().fpr;

@@ -28,6 +28,14 @@ inline FilterParams StaticParams(std::size_t n, std::uint64_t seed, double fpr =
   return p;
 }
 
+// x with its 64 bits in reverse order: counters bit-reversed are keys that differ in their high
+// bits first, an order that breaks code which reads only a key's low bits.
+constexpr std::uint64_t ReverseBits(std::uint64_t x) {
+  std::uint64_t r = 0;
+  for (int bit = 0; bit < 64; ++bit, x >>= 1) r = (r << 1) | (x & 1);
+  return r;
+}
+
 // The third argument of TYPED_TEST_SUITE: each instantiation named by its filter's kName.
 struct FilterNames {
   template <class F>

@@ -48,12 +48,16 @@ TEST(ConcurrentInserts, RecordsDeclaredCheckedAndEveryKeyFound) {
     EXPECT_GE(r["inserts_per_second_max"].get<double>(), r["inserts_per_second"].get<double>());
     ASSERT_TRUE(r["insert_speedup"].is_number()) << "the T = 1 cell ran first, in this process";
     const int t = r["threads"];
-    if (t == 1) EXPECT_DOUBLE_EQ(r["insert_speedup"].get<double>(), 1.0);
+    if (t == 1) {
+      EXPECT_DOUBLE_EQ(r["insert_speedup"].get<double>(), 1.0);
+    }
     ASSERT_EQ(r["thread_cpus"].size(), std::size_t(t));
     // ORs commute: the bits, so the bytes and the FPR, are the same however the threads interleave.
     const Json same = {r["size_bytes"], r["fpr_after_concurrent_inserts"], r["fpr_theory"]};
     const auto [it, fresh] = at_one_thread.emplace(r["filter"].get<std::string>(), same);
-    if (!fresh) EXPECT_EQ(it->second, same);
+    if (!fresh) {
+      EXPECT_EQ(it->second, same);
+    }
   }
   EXPECT_EQ(at_one_thread.size(), names.size());
 }

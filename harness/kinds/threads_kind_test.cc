@@ -60,7 +60,9 @@ TEST(Threads, RecordsDeclaredCheckedAndTheSameCountsAtEveryT) {
       EXPECT_EQ(r[m + "_ops_per_second_samples"].size(), 2u) << m;
       EXPECT_LE(r[m + "_ops_per_second_min"].get<double>(), r[m + "_ops_per_second"].get<double>());
       EXPECT_TRUE(r[m + "_speedup"].is_number()) << "the T = 1 cell ran first, in this process";
-      if (t == 1) EXPECT_DOUBLE_EQ(r[m + "_speedup"].get<double>(), 1.0);
+      if (t == 1) {
+        EXPECT_DOUBLE_EQ(r[m + "_speedup"].get<double>(), 1.0);
+      }
     }
     ASSERT_EQ(r["thread_cpus"].size(), std::size_t(t));
     ASSERT_EQ(r["thread_cpus_seen"].size(), std::size_t(t));
@@ -74,7 +76,9 @@ TEST(Threads, RecordsDeclaredCheckedAndTheSameCountsAtEveryT) {
       // One filter, one query stream sliced T ways: what is found does not depend on T.
       const Json counts = {r["members_found"], r["false_positives"], r["keys_inserted"], r["size_bytes"]};
       const auto [it, fresh] = shared_counts.emplace(r["filter"].get<std::string>(), counts);
-      if (!fresh) EXPECT_EQ(it->second, counts);
+      if (!fresh) {
+        EXPECT_EQ(it->second, counts);
+      }
     } else {
       EXPECT_EQ(r["keys_inserted"], 4000u) << "the n / T shards hold every key between them";
     }
