@@ -78,7 +78,9 @@ def census(out_dir: Path):
 
 def run(args) -> int:
     rng = random.Random(args.seed)
-    work = Path(tempfile.mkdtemp(prefix="amq_interrupt_"))
+    # A directory of the caller's (a test's temporary one), or a new one kept for inspection.
+    work = Path(args.work_dir) if args.work_dir else Path(tempfile.mkdtemp(prefix="amq_interrupt_"))
+    work.mkdir(parents=True, exist_ok=True)
     suite = work / "stress.toml"
     suite.write_text(SUITE)
     out = work / "out"
@@ -153,6 +155,8 @@ def main() -> int:
     parser.add_argument("--max-delay", type=float, default=4.0, help="longest wait before a signal, s")
     parser.add_argument("--max-stop", type=float, default=5.0,
                         help="longest a stop may take, s (about 1 s expected; a loaded machine is slower)")
+    parser.add_argument("--work-dir", help="where the suite and its results go (default: a new "
+                        "directory under the system's temporary one, kept)")
     args = parser.parse_args()
     if not Path(args.binary).exists():
         print(f"interrupt_stress: no binary {args.binary} (build first)", file=sys.stderr)
