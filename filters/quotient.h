@@ -378,13 +378,15 @@ class QuotientFilter {
 
   // Removes the element at s, pulling the rest of its cluster one slot left. A run start that
   // lands on its home slot becomes unshifted (a new cluster start); the pull stops at an empty
-  // slot or at the next cluster start, which cannot move.
+  // slot or at the next cluster start, which cannot move, or, in a full table that is one
+  // cluster, back at the first slot it pulled into, which no longer holds the cluster's start.
   void ShiftDelete(std::uint64_t s, std::uint64_t quot) {
+    const std::uint64_t first = s;
     while (true) {
       const std::uint64_t n = Next(s);
       std::uint64_t nv = table_.get(n);
       const std::uint64_t occupied_here = table_.get(s) & kOccupied;
-      if (IsEmpty(nv) || !(nv & kShifted)) {
+      if (n == first || IsEmpty(nv) || !(nv & kShifted)) {
         table_.set(s, occupied_here);
         return;
       }

@@ -93,6 +93,26 @@ TEST(QuotientFilter, FillsCompletelyThenRefuses) {
   for (std::size_t i = 0; i < n; ++i) EXPECT_FALSE(f.contains(keys[i]));
 }
 
+// A full table that is one cluster (every slot holds a copy of one key, so the run wraps all the
+// way round): erasing must end, though no slot is empty and the pull comes back to where it began
+// (it looped forever at capacity 1: filter_ops_fuzz's first finding).
+TEST(QuotientFilter, ErasesFromAFullTableThatIsOneCluster) {
+  for (int q = 1; q <= 4; ++q) {
+    QuotientFilter f(q, 6, SpreadSeed(3), 1.0);
+    const std::uint64_t key = 12345;
+    for (std::uint64_t i = 0; i < f.slots(); ++i) ASSERT_TRUE(f.insert(key)) << i;
+    EXPECT_FALSE(f.insert(key));
+    ASSERT_EQ(f.Validate(), "");
+    for (std::uint64_t left = f.slots(); left > 0; --left) {
+      ASSERT_TRUE(f.contains(key)) << "q = " << q << ", " << left << " copies left";
+      ASSERT_TRUE(f.erase(key)) << "q = " << q << ", " << left << " copies left";
+      ASSERT_EQ(f.Validate(), "") << "q = " << q << ", " << left - 1 << " copies left";
+      ASSERT_EQ(f.stored(), left - 1);
+    }
+    EXPECT_FALSE(f.contains(key));
+  }
+}
+
 TEST(QuotientFilter, FprMatchesTheoryAcrossRemainderWidths) {
   for (int r : {2, 5, 10}) {
     QuotientFilter f(14, r, SpreadSeed(r), 0.9);
