@@ -7,8 +7,8 @@
 # exception, broken promise, hang over 10 s, more than 2 GiB), with its input's path printed.
 #   scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]
 #   scripts/fuzz.sh 10                       what CI runs (.ci/run): the clang build from scratch
-#                                            (126 s in CI's run at 54dfc1c, unity batches),
-#                                            then 6 x 10 s, two at a time (36 s)
+#                                            (110 s in CI's run at 870c480, before
+#                                            filter_ops_fuzz), then 7 x 10 s, two at a time
 #   scripts/fuzz.sh 600 suite_fuzz           one target for ten minutes
 #   AMQ_FUZZ_RUNS=1000000 scripts/fuzz.sh    each target for 10^6 executions instead of a time
 # Built without debug information, as scripts/sanitize.sh and for its reason (line tables are
@@ -18,7 +18,8 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${AMQ_FUZZ_BUILD_DIR:-$root/build-fuzz}"
-all_targets=(pcap_fuzz amqtrace_fuzz text_trace_fuzz key_file_fuzz suite_fuzz result_file_fuzz)
+all_targets=(pcap_fuzz amqtrace_fuzz text_trace_fuzz key_file_fuzz suite_fuzz result_file_fuzz
+             filter_ops_fuzz)
 
 seconds="${1:-60}"
 [[ $# -gt 0 ]] && shift
@@ -54,6 +55,7 @@ seed_corpus() {
     pcap_fuzz) cp -n "$build"/seeds/pcap/* "$root"/fuzz/findings/*.pcap "$dir"/ ;;
     amqtrace_fuzz) cp -n "$build"/seeds/amqtrace/* "$dir"/ ;;
     text_trace_fuzz) cp -n "$build"/seeds/text/* "$dir"/ ;;
+    filter_ops_fuzz) cp -n "$root"/fuzz/findings/filter_ops_*.bin "$dir"/ ;;
     key_file_fuzz)
       cp -n "$root"/fuzz/seeds/key_file/* "$dir"/
       [[ -r /usr/share/dict/words ]] && head -n 200 /usr/share/dict/words >"$dir/dict_words_head" ;;
@@ -92,7 +94,7 @@ dictionary() {
 }
 
 # One target per core at a time: each libFuzzer process is one job on one core, so on 2 cores
-# CI's 6 x 10 s take 36 s, not 70. Each target's row is printed when its round ends, in order.
+# CI's 7 x 10 s take four rounds of about 10 s, not 70 s. Each target's row is printed when its round ends, in order.
 run_target() {
   local t="$1" log="$build/logs/$1.log" dict t0=$SECONDS status=0
   rm -f "$build/logs/$t.status"
