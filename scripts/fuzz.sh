@@ -7,8 +7,8 @@
 # exception, broken promise, hang over 10 s, more than 2 GiB), with its input's path printed.
 #   scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]
 #   scripts/fuzz.sh 10                       what CI runs (.ci/run): the clang build from scratch
-#                                            (110 s in CI's run at 870c480, before
-#                                            filter_ops_fuzz), then 7 x 10 s, two at a time
+#                                            (123 s in CI's run at b7749d1), then
+#                                            7 x 10 s, two at a time (49 s)
 #   scripts/fuzz.sh 600 suite_fuzz           one target for ten minutes
 #   AMQ_FUZZ_RUNS=1000000 scripts/fuzz.sh    each target for 10^6 executions instead of a time
 # Built without debug information, as scripts/sanitize.sh and for its reason (line tables are
@@ -94,7 +94,8 @@ dictionary() {
 }
 
 # One target per core at a time: each libFuzzer process is one job on one core, so on 2 cores
-# CI's 7 x 10 s take four rounds of about 10 s, not 70 s. Each target's row is printed when its round ends, in order.
+# CI's 7 x 10 s take four rounds of about 10 s, not 70 s. Each target's row is printed when its
+# round ends, in order.
 run_target() {
   local t="$1" log="$build/logs/$1.log" dict t0=$SECONDS status=0
   rm -f "$build/logs/$t.status"
