@@ -10,10 +10,10 @@
 #include "core/concurrent_insert.h"
 #include "core/errors.h"
 #include "core/hashing.h"
+#include "core/stats.h"
 #include "filters/all.h"
 #include "harness/cell/kernels.h"
 #include "harness/kinds/threads_kind.h"
-#include "harness/machine/machine_measure.h"
 #include "harness/machine/thread_team.h"
 #include "harness/run/cell_id.h"
 #include "workloads/uniform.h"
@@ -147,7 +147,7 @@ class ConcurrentInsertsPlan : public ExperimentPlan {
     r["false_negatives"] = o.false_negatives;
     r["fpr_after_concurrent_inserts"] = p_.queries ? double(o.false_positives) / double(p_.queries) : 0.0;
     r["fpr_theory"] = o.fpr_theory;
-    const Spread rate = SpreadOf(o.inserts_per_second);
+    const Summary rate = Summarize(o.inserts_per_second);
     const std::string base_key = std::string(cell.filter->name) + " " + std::to_string(cell.n);
     if (cell.threads == 1) one_thread_[base_key] = rate.median;
     r["inserts_per_second"] = rate.median;
@@ -156,7 +156,7 @@ class ConcurrentInsertsPlan : public ExperimentPlan {
     r["inserts_per_second_samples"] = o.inserts_per_second;
     const auto base = one_thread_.find(base_key);
     r["insert_speedup"] = base != one_thread_.end() && base->second > 0 ? Json(rate.median / base->second) : Json(nullptr);
-    PutTeamPlacement(r, o.placement, SpreadOf(o.cpu_shares).median);
+    PutTeamPlacement(r, o.placement, Summarize(o.cpu_shares).median);
     return {r};
   }
 

@@ -10,9 +10,9 @@
 
 #include "core/errors.h"
 #include "core/hashing.h"
+#include "core/stats.h"
 #include "filters/all.h"
 #include "harness/cell/kernels.h"
-#include "harness/machine/machine_measure.h"
 #include "harness/machine/thread_team.h"
 #include "harness/run/cell_id.h"
 #include "workloads/uniform.h"
@@ -250,22 +250,21 @@ class ThreadsPlan : public ExperimentPlan {
     std::size_t member_lookups = 0, members_found = 0, absent_queries = 0, absent_found = 0;
     std::vector<double> cpu_shares;
     const std::string baseline_key = key;
-    std::array<double, kMixes> medians{};
-    std::array<Spread, kMixes> rates{};
+    std::array<Summary, kMixes> rates{};
     for (std::size_t m = 0; m < kMixes; ++m) {
-      rates[m] = SpreadOf(o.mixes[m].ops_per_second);
-      medians[m] = rates[m].median;
+      rates[m] = Summarize(o.mixes[m].ops_per_second);
+      if (cell.shared && cell.threads == 1) one_thread_[baseline_key][m] = rates[m].median;
     }
-    if (cell.shared && cell.threads == 1) one_thread_[baseline_key] = medians;
     for (std::size_t m = 0; m < kMixes; ++m) {
       const MixOutcome& mix = o.mixes[m];
       const std::string name = kMixNames[m];
-      r[name + "_ops_per_second"] = medians[m];
-      r[name + "_ops_per_second_min"] = rates[m].min;
-      r[name + "_ops_per_second_max"] = rates[m].max;
+      const Summary& rate = rates[m];
+      r[name + "_ops_per_second"] = rate.median;
+      r[name + "_ops_per_second_min"] = rate.min;
+      r[name + "_ops_per_second_max"] = rate.max;
       r[name + "_ops_per_second_samples"] = mix.ops_per_second;
       const auto base = one_thread_.find(baseline_key);
-      r[name + "_speedup"] = base != one_thread_.end() && base->second[m] > 0 ? Json(medians[m] / base->second[m])
+      r[name + "_speedup"] = base != one_thread_.end() && base->second[m] > 0 ? Json(rate.median / base->second[m])
                                                                                 : Json(nullptr);
       member_lookups += mix.member_lookups;
       members_found += mix.members_found;
@@ -280,7 +279,7 @@ class ThreadsPlan : public ExperimentPlan {
     r["false_positives"] = absent_found;
     r["fpr"] = absent_queries ? double(absent_found) / double(absent_queries) : 0.0;
     r["fpr_theory"] = o.fpr_theory;
-    PutTeamPlacement(r, o.placement, SpreadOf(cpu_shares).median);
+    PutTeamPlacement(r, o.placement, Summarize(cpu_shares).median);
     return {r};
   }
 

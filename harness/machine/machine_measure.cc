@@ -86,19 +86,18 @@ std::vector<double> SecondsPerOperation(Run&& run, std::uint64_t granularity, co
   return per_op;
 }
 
-
 // Nanoseconds per operation from seconds per operation.
 Spread NanosecondsOf(const std::vector<double>& seconds_per_op) {
   std::vector<double> ns;
   for (double s : seconds_per_op) ns.push_back(s * 1e9);
-  return SpreadOf(ns);
+  return Summarize(ns);
 }
 
 // Rates from seconds per operation: the fastest repeat is the highest rate.
 Spread RateOf(const std::vector<double>& seconds_per_op, double units_per_op) {
   std::vector<double> rates;
   for (double s : seconds_per_op) rates.push_back(units_per_op / s);
-  return SpreadOf(rates);
+  return Summarize(rates);
 }
 
 // Links the first `lines` cache lines of `base` into one random cycle: Sattolo's algorithm
@@ -342,10 +341,10 @@ namespace {
 // until one team run lasts min_seconds of wall time (these runs, untimed, are the warm-up), then
 // times R repeats at that count. `summarize` turns the repeats' wall seconds per operation (all
 // threads' operations together) into the spread reported.
-template <class Run, class Summarize>
+template <class Run, class ToSpread>
 ThreadedSpread TimeTeam(Run&& run, const std::vector<int>& cpus, std::uint64_t first_ops,
                         std::uint64_t granularity, const MachineTiming& timing,
-                        Summarize&& summarize) {
+                        ToSpread&& summarize) {
   const auto time = [&](std::uint64_t ops) {
     return RunTeamOn(cpus, [](int) {}, [&](int t) { run(t, ops); });
   };
@@ -368,7 +367,7 @@ ThreadedSpread TimeTeam(Run&& run, const std::vector<int>& cpus, std::uint64_t f
     out.pinned = team.pinned;
   }
   out.spread = summarize(per_op);
-  out.cpu_share = SpreadOf(shares).median;
+  out.cpu_share = Summarize(shares).median;
   return out;
 }
 
@@ -564,7 +563,7 @@ std::vector<CacheLevel> DetectCacheLevels(const std::vector<LatencyPoint>& raw, 
   }
   const auto median_of = [&](std::size_t from, std::size_t to) {  // envelope over [from, to]
     std::vector<double> values(m.begin() + static_cast<std::ptrdiff_t>(from), m.begin() + static_cast<std::ptrdiff_t>(to) + 1);
-    return SpreadOf(values).median;
+    return Summarize(values).median;
   };
   std::vector<CacheLevel> levels;
   std::size_t plateau_start = 0;
@@ -578,14 +577,6 @@ std::vector<CacheLevel> DetectCacheLevels(const std::vector<LatencyPoint>& raw, 
   }
   levels.push_back({median_of(std::min(plateau_start, n - 1), n - 1), std::nullopt});
   return levels;
-}
-
-Spread SpreadOf(std::vector<double> values) {
-  if (values.empty()) return {};
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  const double median = n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
-  return {median, values.front(), values.back()};
 }
 
 }  // namespace amq

@@ -35,6 +35,8 @@
 #include <string>
 #include <vector>
 
+#include "core/stats.h"
+
 namespace amq {
 
 inline constexpr std::size_t kCacheLineBytes = 64;
@@ -84,14 +86,9 @@ struct MachineTiming {
   std::uint64_t seed = 1;                   // of the permutation and the random streams
 };
 
-// One point's R repeats: median, fastest and slowest (in the measurement's own unit).
-struct Spread {
-  double median = 0, min = 0, max = 0;
-};
-
-// The median, min and max of R samples (all zero for none): every spread here, and the timed
-// runs of the kinds that run on the thread team.
-Spread SpreadOf(std::vector<double> values);
+// One point's R repeats: median, fastest and slowest (in the measurement's own unit), as
+// core/stats.h's Summarize gives them.
+using Spread = Summary;
 
 // ns per dependent load over the first `working_set` bytes of `buffer`.
 Spread MeasureLatency(const MachineBuffer& buffer, std::size_t working_set, const MachineTiming& timing);
