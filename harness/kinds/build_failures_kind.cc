@@ -8,6 +8,7 @@
 #include "core/errors.h"
 #include "core/hashing.h"
 #include "core/stats.h"
+#include "harness/cell/process_memory.h"
 #include "harness/run/cell_id.h"
 #include "workloads/uniform.h"
 
@@ -61,6 +62,8 @@ class BuildFailuresPlan : public ExperimentPlan {
     const auto& [filter, n] = cells_[i];
     std::size_t first_failures = 0, given_up = 0, false_negatives = 0, built = 0, attempts_max = 0;
     double attempts_sum = 0, bits_sum = 0;
+    // Key set after key set builds on the memory the last one freed (process_memory.h).
+    KeepFreedMemory();
     std::vector<std::uint64_t> keys;
     for (std::size_t set = 0; set < p_.key_sets; ++set) {
       // Key set `set`: its keys and the filter's hash seed both come from seed + set, so the

@@ -1,8 +1,6 @@
 // harness/kinds/fill_step_kind.cc - the fill_step kind (see the header).
 #include "harness/kinds/fill_step_kind.h"
 
-#include <malloc.h>
-
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -17,6 +15,7 @@
 #include "core/stats.h"
 #include "filters/all.h"
 #include "harness/cell/kernels.h"
+#include "harness/cell/process_memory.h"
 #include "harness/cell/run_cell.h"
 #include "harness/cell/stat_json.h"
 #include "harness/run/cell_id.h"
@@ -254,8 +253,7 @@ class FillStepPlan : public ExperimentPlan {
     const Cell& cell = cells_[i];
     // Keep freed memory mapped and reuse it, so the timed fills insert into memory the warm-up
     // already faulted in (the filters kind does the same; harness/cell/run_cell.h).
-    mallopt(M_MMAP_THRESHOLD, 1 << 30);
-    mallopt(M_TRIM_THRESHOLD, -1);
+    KeepFreedMemory();
     const std::uint64_t seed = SpreadSeed(p_.seed);
     const std::size_t n = cell.n, q = QueriesFor(n), steps = FillStepCount(n, p_.step_share);
     std::vector<std::uint64_t> members(n), absent(steps * q);

@@ -1,8 +1,6 @@
 // harness/kinds/filters_kind.cc - the filters kind (see the header).
 #include "harness/kinds/filters_kind.h"
 
-#include <malloc.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -13,6 +11,7 @@
 #include "core/file_util.h"
 #include "harness/run/cell_id.h"
 #include "harness/cell/memory_estimate.h"
+#include "harness/cell/process_memory.h"
 #include "traces/pcap_writer.h"
 #include "traces/trace_stats.h"
 #include "workloads/queries.h"
@@ -206,12 +205,9 @@ class FiltersPlan : public ExperimentPlan {
     plan.seed = SeedOf(group);
     // Keys built R+1 times, three query loops of Q keys R times, churn steps R times.
     const double n = group.source ? double(group.n) : 1e6;
-    // A traced lookup (harness/cell/line_tracer.h) takes two signals and an mprotect pair per access:
-    // about 8 ms here (the locality experiment, 9 cells of 2,000 lookups, ran 149 s), so about
-    // 8 * 10^4 of the suite's units (key operations at ~10^7 a second, runner.h).
     plan.cost = n * (p_.repeats + 1) + 3.0 * p_.queries * p_.repeats +
                 double(p_.churn_rounds) * (2 + p_.churn_queries) * p_.repeats +
-                8e4 * double(p_.cache_lines) + LinearProbingExtra(cell, n);
+                2.0 * double(p_.cache_lines) * TracedLookupCost(cell, n) + LinearProbingExtra(cell, n);
     std::ostringstream label;
     label << cell.filter->name;
     if (group.source) label << " " << group.source->Name() << " n=" << group.n;
@@ -239,13 +235,31 @@ class FiltersPlan : public ExperimentPlan {
   // about 20 ns each at 0.5; the check alone then takes 4 s of a cell's 4.6.
   double LinearProbingExtra(const FiltersCell& cell, double n) const {
     if (cell.filter->name != "quotient") return 0;
-    const double capacity = p_.capacity ? double(*p_.capacity) : n;
-    const double max_load = cell.max_load > 0 ? cell.max_load : 0.95;
-    const double slots = std::exp2(std::ceil(std::log2(std::max(1.0, std::ceil(capacity / max_load)))));
-    const double alpha = std::min(0.999, n / slots);
+    const double alpha = QuotientLoad(cell, n);
     const double inserts = n * (p_.repeats + 1) * 0.05 / (1 - alpha);
     const double lookups = (n + 3.0 * p_.queries * p_.repeats) * 0.016 / ((1 - alpha) * (1 - alpha));
     return inserts + lookups;
+  }
+
+  // The load of a quotient table of n keys: its slots are capacity (or n) over max load, rounded
+  // up to a power of two.
+  double QuotientLoad(const FiltersCell& cell, double n) const {
+    const double capacity = p_.capacity ? double(*p_.capacity) : n;
+    const double max_load = cell.max_load > 0 ? cell.max_load : 0.95;
+    const double slots = std::exp2(std::ceil(std::log2(std::max(1.0, std::ceil(capacity / max_load)))));
+    return std::min(0.999, n / slots);
+  }
+
+  // One traced lookup (harness/cell/line_tracer.h), in the suite's units (key operations at ~10^7
+  // a second, runner.h). Each access to the filter's storage takes two signals and an mprotect
+  // pair, about 40 us here, and most lookups make a few to a few dozen: about 1 ms a lookup
+  // between Bloom's 0.4 ms and blocked Bloom's 2.2 ms (54 accesses). The classic QF's walk their
+  // cluster, about 1/(1 - alpha)^2 slots: at load 0.954, 20 ms a lookup (80 s for 2 x 2,000),
+  // about 420 units per lookup and unit of that.
+  double TracedLookupCost(const FiltersCell& cell, double n) const {
+    if (cell.filter->name != "quotient") return 1e4;
+    const double alpha = QuotientLoad(cell, n);
+    return 1e4 + 420.0 / ((1 - alpha) * (1 - alpha));
   }
 
   // The cell's workload and query stream, made before any timing and reused by the cells after
@@ -255,8 +269,7 @@ class FiltersPlan : public ExperimentPlan {
       workload_.reset();
       // Keep freed memory mapped and reuse it, so repeated builds measure warm memory rather
       // than the kernel's page-fault cost (see harness/cell/run_cell.h).
-      mallopt(M_MMAP_THRESHOLD, 1 << 30);
-      mallopt(M_TRIM_THRESHOLD, -1);
+      KeepFreedMemory();
       const Group& group = groups_[cell.group];
       if (group.source) {
         workload_ = MakeWorkload(*group.source, group.n, p_.queries, SeedOf(group));
