@@ -152,3 +152,25 @@ def test_the_ceiling_between_two_measured_working_sets_is_interpolated_log_again
     assert machine.ceiling_at(ceiling, 2**10) == 4e8
     assert machine.ceiling_at(ceiling, 2**30) == 1e8
     assert machine.ceiling_at(pd.DataFrame(), 2**20) is None
+
+
+def test_what_bounds_a_lookup_is_its_in_cache_time_against_the_time_its_lines_allow():
+    import pandas as pd
+
+    from sections import speed_vs_n
+
+    # The ceiling allows 2 lines / 4e8 lines/s = 5 ns. A: 10 ns in cache, so at most 50%: its
+    # instructions. B: 2 ns in cache (at most 100%) yet 20% at the largest n: loads in flight.
+    # C: 5.5 ns at the largest n, 91%: the memory system.
+    def rows(name, in_cache, largest):
+        return [{"filter": name, "operation": "query_absent_batched", "n": n, "ns": ns, "lines": 2.0,
+                 "ceiling": 4e8, "fraction": 2.0 * 1e9 / ns / 4e8} for n, ns in ((2**10, in_cache), (2**24, largest))]
+
+    frame = pd.DataFrame(rows("A", 10.0, 40.0) + rows("B", 2.0, 25.0) + rows("C", 3.0, 5.5))
+    text = "\n".join(speed_vs_n.bounds_table(frame, {("A", "query_absent_batched"): (100.0, 20000)}))
+    assert "| A | query, absent, batched | 2.00 | 5 | 10 | 50% | 40 ns, 12% | 100: 10 → 20 | its instructions |" in text
+    assert "| B | query, absent, batched | 2.00 | 5 | 2 | 100% | 25 ns, 20% | – | loads in flight |" in text
+    assert "| C | query, absent, batched | 2.00 | 5 | 3 | 100% | 5.5 ns, 91% | – | the memory system |" in text
+    assert "callgrind counts at 20,000 keys" in text
+    # One n only: nothing to set against the in-cache time.
+    assert speed_vs_n.bounds_table(frame[frame["n"] == 2**24], {}) == []

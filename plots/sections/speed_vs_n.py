@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import re
+from pathlib import Path
 
 import pandas as pd
 
@@ -118,7 +119,73 @@ def over_ceiling_note(frame: pd.DataFrame) -> list[str]:
     return ["", text + ". Read such a cell as \"at the memory system's limit\", not as a measurement above it."]
 
 
-def ceiling_tables(rows: list[dict]) -> list[str]:
+# CI's instruction counts (the instructions kind under callgrind, results/baseline/): the same
+# kernels as the micro-benchmarks, counted exactly, at 20,000 keys.
+BASELINE_INSTRUCTIONS = Path("baseline") / "instructions.jsonl"
+BOUND_AT = 0.8  # issue 26: batched lookups at n = 2^26 at 80% of the ceiling or more
+
+
+def instructions_per_lookup(results: ResultSet) -> dict:
+    """{(filter, operation): instructions per lookup} from the baseline's callgrind counts beside
+    the results, with the n they were counted at; empty when the file is not there."""
+    path = results.directory / BASELINE_INSTRUCTIONS
+    if not path.exists():
+        return {}
+    counts = {}
+    for record in load.read(path).records:
+        for operation, value in (record.get("instructions_per_op") or {}).items():
+            if operation in LOOKUPS and record.get("filter"):
+                counts[(record["filter"], operation)] = (float(value), record.get("keys"))
+    return counts
+
+
+def bounds_table(frame: pd.DataFrame, instructions: dict) -> list[str]:
+    """What holds each lookup below the ceiling at the largest n. Its lines at the ceiling's rate
+    take lines / ceiling; the same lookup at the smallest n, every line in cache, takes what its
+    own instructions cost. When that alone exceeds the time the lines allow, no number of loads in
+    flight brings it to the ceiling: its instructions bound it. When it does not, the lookup
+    could go faster than it does, and what it lacks is loads in flight."""
+    largest, smallest = frame["n"].max(), frame["n"].min()
+    if largest == smallest:
+        return []
+    ns = frame.set_index(["filter", "operation", "n"])["ns"]
+    rows = []
+    for _, r in frame[frame["n"] == largest].sort_values(["filter", "operation"]).iterrows():
+        if (r["filter"], r["operation"], smallest) not in ns.index:
+            continue
+        in_cache = float(ns[(r["filter"], r["operation"], smallest)])
+        allowed = r["lines"] * 1e9 / r["ceiling"]
+        best = min(1.0, allowed / in_cache)
+        if r["fraction"] >= BOUND_AT:
+            bound = "the memory system"
+        elif best < BOUND_AT:
+            bound = "its instructions"
+        else:
+            bound = "loads in flight"
+        counted = instructions.get((r["filter"], r["operation"]))
+        rate = (f"{counted[0]:.0f}: {counted[0] / in_cache:.3g} → {counted[0] / allowed:.3g}" if counted else "–")
+        rows.append([r["filter"], OPERATIONS[r["operation"]], f"{r['lines']:.2f}", f"{allowed:.3g}",
+                     f"{in_cache:.3g}", f"{100 * best:.0f}%", f"{r['ns']:.3g} ns, {100 * r['fraction']:.0f}%",
+                     rate, bound])
+    if not rows:
+        return []
+    keys = sorted({counted[1] for counted in instructions.values() if counted[1]})
+    counted_at = f" at {', '.join(f'{k:,}' for k in keys)} keys" if keys else ""
+    return [
+        f"What bounds each lookup at n = {n_label(largest)}: its lines at the ceiling's rate take"
+        " \"allowed\" ns; the same lookup at n = " + n_label(smallest) + ", every line in cache, takes what its own"
+        " instructions cost. In-cache time over the allowed time caps the fraction of the ceiling it can"
+        f" reach: under {100 * BOUND_AT:.0f}% its instructions bound it, and no prefetching can lift it;"
+        " above, what it lacks at the largest n is loads in flight. Instructions per lookup are CI's"
+        f" callgrind counts{counted_at} (results/baseline/instructions.jsonl), then the instructions per ns"
+        " it runs in cache → the rate the ceiling would need.",
+        "",
+        table(["filter", "lookup", "lines", "allowed, ns", f"in cache ({n_label(smallest)}), ns",
+               "at most", f"at {n_label(largest)}", "instructions: per ns in cache → needed", "bound"], rows),
+    ]
+
+
+def ceiling_tables(rows: list[dict], instructions: dict | None = None) -> list[str]:
     frame = pd.DataFrame(rows)
     largest = frame["n"].max()
     at_largest = frame[frame["n"] == largest]
@@ -154,6 +221,7 @@ def ceiling_tables(rows: list[dict]) -> list[str]:
         "",
         table(["filter", "lookup", *(n_label(n) for n in sizes)], over_n),
         *over_ceiling_note(frame),
+        *([""] + bounds if (bounds := bounds_table(frame, instructions or {})) else []),
     ]
 
 
@@ -189,7 +257,7 @@ def render(results: ResultSet) -> str | None:
         ]
         rows = ceiling_rows(runs, results)
         if rows:
-            parts += ["", *ceiling_tables(rows)]
+            parts += ["", *ceiling_tables(rows, instructions_per_lookup(results))]
         else:
             parts += ["", "No fraction of the random-line ceiling: it needs the suite's machine experiment and the"
                       " locality experiment's traced lines in the same results."]
