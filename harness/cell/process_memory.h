@@ -61,7 +61,8 @@ inline std::uint64_t GrowthFromReadings(std::uint64_t counted, std::uint64_t exa
 // glibc's default maps each large block fresh (its threshold rises only to 32 MiB) and trims the
 // heap's free top, and build_failures spent 70 of its 186 s in the kernel that way (binary fuse,
 // n = 10^3 to 10^5, 100 key sets each). The process's peak resident set stays what its largest
-// cell needed. Settings for the whole process, not undone: every kind that builds wants them.
+// cell needed. Settings for the whole process, not undone; the kinds that build filter after
+// filter (filters, fill_step, build_failures) call it before their builds.
 void KeepFreedMemory();
 
 // "1.5 GiB", "312 MiB", "40 KiB".

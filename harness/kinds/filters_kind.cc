@@ -253,8 +253,8 @@ class FiltersPlan : public ExperimentPlan {
   // One traced lookup (harness/cell/line_tracer.h), in the suite's units (key operations at ~10^7
   // a second, runner.h). Each access to the filter's storage takes two signals and an mprotect
   // pair, about 40 us here, and most lookups make a few to a few dozen: about 1 ms a lookup
-  // between Bloom's 0.4 ms and blocked Bloom's 2.2 ms (54 accesses). The classic QF's walk their
-  // cluster, about 1/(1 - alpha)^2 slots: at load 0.954, 20 ms a lookup (80 s for 2 x 2,000),
+  // between Bloom's 0.4 ms and blocked Bloom's 2.2 ms (54 accesses). The classic QF's lookups
+  // walk their cluster, about 1/(1 - alpha)^2 slots: at load 0.954, 20 ms a lookup (80 s for 2 x 2,000),
   // about 420 units per lookup and unit of that.
   double TracedLookupCost(const FiltersCell& cell, double n) const {
     if (cell.filter->name != "quotient") return 1e4;
