@@ -266,7 +266,10 @@ class Vqf {
     return true;
   }
 
-  // Both blocks are compared before either answer is used: a present key is in either.
+  // Both blocks are compared before either answer is used: a present key is in either, and
+  // stopping after a match in the first made member lookups slower here (16.7 against 15.2 to
+  // 15.8 ns at n = 10^6, out of line: the branch goes either way for members) to gain 0.5 ns on
+  // absent keys.
   bool contains(std::uint64_t key) const {
     const Location l = Locate(key);
     return (BucketMatches(blocks_[l.first], l.bucket, l.tag) |
@@ -415,9 +418,12 @@ class Vqf {
   // Bucket q's slots, [start, end): end = select(q) - q, start = select(q - 1) + 1 - q, with
   // select(i) the position of the metadata's (i+1)-th one. Bucket q closes at or after bit q and
   // at most s bits later, so the 64-bit window from bit q holds it: with k ones below bit q, it
-  // is the window's (q - k + 1)-th one, and bucket q - 1's closing one the one before (below
-  // the window when k = q: buckets 0 .. q-1 are all empty, start = 0). One window, one select
-  // each, no branch on which metadata word holds the answer (as unpredictable as the key).
+  // is the window's (q - k + 1)-th one. Window positions are slot numbers there (exactly q ones
+  // lie below any of bucket q's bits). Bucket q - 1's closing one is the highest one of the
+  // window below end, found by a leading-zero count rather than a second select; when there is
+  // none it lies below the window (buckets before q end there), and start = 0, which is also
+  // what 64 - countl_zero(0) gives. One window, one select, no branch on which metadata word
+  // holds the answer (as unpredictable as the key).
   static void BucketSlots(const Block& block, int q, int& start, int& end) {
     std::uint64_t window;
     int ones_below;
@@ -433,10 +439,8 @@ class Vqf {
       ones_below = std::popcount(static_cast<std::uint64_t>(below)) +
                    std::popcount(static_cast<std::uint64_t>(below >> 64));
     }
-    const int j = q - ones_below;
-    end = Select64(window, j);
-    // Arithmetic, not ?: (GCC turns that into a branch around the unused select).
-    start = (Select64(window, (j - 1) & 63) + 1) & -static_cast<int>(j != 0);
+    end = Select64(window, q - ones_below);
+    start = 64 - std::countl_zero(window & ((std::uint64_t{1} << end) - 1));
   }
 
   // Slots [start, end) as a bit mask; end <= s < 64.
