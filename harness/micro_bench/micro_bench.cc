@@ -2,7 +2,8 @@
 // build) and query for every filter in filters/all.h, at each n of --keys (default 10^6 keys;
 // harness/cell/micro_size.h). Names:
 // "<filter>/<operation>/n:<n>/real_time", the operations being
-//   insert | build           warm: into memory already mapped and touched (see BM_Build)
+//   insert | build           warm: into memory already mapped and touched (see BM_Build);
+//                            below n = 2^16, several filters an iteration (BuildsPerIteration)
 //   insert_cold | build_cold cold: the table allocated, zeroed and faulted in inside the timed
 //                            region, as FastFilter's single pass times it
 //   query_present | query_absent                  one contains() per key, inlined into the loop
@@ -27,10 +28,12 @@
 #include <malloc.h>
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "filters/all.h"
 #include "harness/cell/cache_sizes.h"
@@ -60,15 +63,67 @@ void ReportPerKey(benchmark::State& state, std::size_t keys) {
                                                         benchmark::Counter::kInvert);
 }
 
-// Insert n keys into a fresh filter (dynamic), or build it (static), on pre-faulted memory. A
+// Builds and inserts pause Google Benchmark's timers around what they must not time (setting up
+// a fresh table, freeing the last), and a pause and resume costs about 1.3 us with Debian's
+// library (built with its checks on: REPORT.md's overhead line measures it). Against one build
+// of n = 1,024 keys (7 us) that was 41% of the iteration. So an iteration builds
+// BuildsPerIteration(n) filters of the same keys back to back, at least kKeysPerBuildIteration
+// keys in all, and the pauses are paid once for them all. micro_n's filters (portable build,
+// n = 2^10 to 2^18, best of 3) then take at least 0.37 ms an iteration, two pauses and resumes
+// at most 0.75% of it (cuckoo12's inserts at n = 1,024). From n = 2^16 up one build a pass, as
+// before. What a small n's point then measures: builds of tables that together hold 2^16 keys
+// (about 80 KB for Bloom filters), so in L2 rather than L1 here; more filters a pass would
+// leave L2 too (at 2^18 keys, 256 of n = 1,024, blocked_bloom's native inserts went from 1.9 to
+// 3.3 ns a key). ns_per_key divides by every key built; builds_per_iteration says how many
+// filters an iteration built.
+constexpr std::size_t kKeysPerBuildIteration = std::size_t{1} << 16;
+
+std::size_t BuildsPerIteration(std::size_t n) {
+  return std::max<std::size_t>(1, kKeysPerBuildIteration / std::max<std::size_t>(n, 1));
+}
+
+void ReportBuilds(benchmark::State& state, std::size_t n, std::size_t builds) {
+  ReportPerKey(state, n * builds);
+  state.counters["builds_per_iteration"] = static_cast<double>(builds);
+}
+
+// Empty tables for the dynamic filters' timed inserts, allocated and zeroed outside the timed
+// region; `tables` is cleared first (its filters freed, also untimed).
+template <Filter F>
+void FreshTables(std::vector<F>& tables, std::size_t builds, const FilterParams& params) {
+  tables.clear();
+  tables.reserve(builds);
+  for (std::size_t b = 0; b < builds; ++b) tables.emplace_back(params);
+}
+
+// Inserts the keys into each of the tables; false when any insert was refused.
+template <Filter F>
+bool InsertIntoEach(std::vector<F>& tables, std::span<const std::uint64_t> keys) {
+  std::vector<std::size_t> failed;
+  for (F& table : tables) benchmark::DoNotOptimize(InsertAll(table, keys, failed));
+  return failed.empty();
+}
+
+// Builds `builds` static filters of the keys into `filters` (capacity reserved beforehand, so
+// each build is moved into place, never reallocated).
+template <Filter F>
+void BuildEach(std::vector<F>& filters, std::size_t builds, std::span<const std::uint64_t> keys,
+               const FilterParams& params) {
+  for (std::size_t b = 0; b < builds; ++b) filters.push_back(F::build(keys, params));
+  benchmark::DoNotOptimize(filters.data());
+}
+
+// Insert n keys into fresh filters (dynamic), or build them (static), on pre-faulted memory. A
 // dynamic filter's constructor allocates and zeroes its table outside the timed region. A
 // static filter is built once untimed first (that build is also its false-negative check):
 // main() keeps freed memory in the process, so the timed builds reuse pages already mapped.
 template <Filter F>
 void BM_Build(benchmark::State& state) {
   const std::size_t n = static_cast<std::size_t>(state.range(0));
+  const std::size_t builds = BuildsPerIteration(n);
   const auto keys = Members(n);
   const FilterParams params = MicroFilterParams(n, MicroSizingOf<F>());
+  std::vector<F> filters;
   if constexpr (StaticFilter<F>) {
     {
       const F warm = F::build(keys, params);
@@ -77,24 +132,22 @@ void BM_Build(benchmark::State& state) {
         return;
       }
     }
+    filters.reserve(builds);
     for (auto _ : state) {
-      F filter = F::build(keys, params);
-      benchmark::DoNotOptimize(filter);
+      BuildEach(filters, builds, keys, params);
       state.PauseTiming();
-      { F discard = std::move(filter); }  // free outside the timed region
+      filters.clear();  // free outside the timed region
       state.ResumeTiming();
     }
   } else {
     for (auto _ : state) {
       state.PauseTiming();
-      F filter(params);
-      std::vector<std::size_t> failed;
+      FreshTables(filters, builds, params);
       state.ResumeTiming();
-      benchmark::DoNotOptimize(InsertAll(filter, keys, failed));
+      const bool every_key_in = InsertIntoEach(filters, keys);
       state.PauseTiming();
-      const bool refused = !failed.empty();
-      { F discard = std::move(filter); }  // free outside the timed region
-      if (refused) {
+      filters.clear();  // free outside the timed region
+      if (!every_key_in) {
         // Google Benchmark forbids ResumeTiming after SkipWithError: leave the loop instead.
         state.SkipWithError("an insert was refused: the table cannot hold n keys at this load");
         break;
@@ -102,7 +155,7 @@ void BM_Build(benchmark::State& state) {
       state.ResumeTiming();
     }
   }
-  ReportPerKey(state, n);
+  ReportBuilds(state, n, builds);
 }
 
 // The filter the query benchmarks probe, held between calls: Google Benchmark calls a benchmark
@@ -174,7 +227,8 @@ void BM_Query(benchmark::State& state, bool members) {
 // allocation, the zeroing and the first touch of every page are timed, as in a program that
 // builds a filter once. malloc_trim(0) before each pass hands the previous pass's pages back
 // to the kernel (main() keeps them otherwise), and page_faults_per_key shows they were taken
-// again.
+// again. One build a pass at every n, unlike BM_Build: a second build in the same pass would
+// reuse the first one's freed scratch pages, and time a warm build as a cold one.
 template <Filter F>
 void BM_BuildCold(benchmark::State& state) {
   const std::size_t n = static_cast<std::size_t>(state.range(0));
