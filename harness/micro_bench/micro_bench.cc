@@ -3,7 +3,7 @@
 // harness/cell/micro_size.h). Names:
 // "<filter>/<operation>/n:<n>/real_time", the operations being
 //   insert | build           warm: into memory already mapped and touched (see BM_Build);
-//                            below n = 2^16, several filters an iteration (BuildsPerIteration)
+//                            below n = 2^17, several filters an iteration (BuildsPerIteration)
 //   insert_cold | build_cold cold: the table allocated, zeroed and faulted in inside the timed
 //                            region, as FastFilter's single pass times it
 //   query_present | query_absent                  one contains() per key, inlined into the loop
@@ -64,19 +64,21 @@ void ReportPerKey(benchmark::State& state, std::size_t keys) {
 }
 
 // Builds and inserts pause Google Benchmark's timers around what they must not time (setting up
-// a fresh table, freeing the last), and a pause and resume costs about 1.3 us with Debian's
-// library (built with its checks on: REPORT.md's overhead line measures it). Against one build
+// a fresh table, freeing the last), and a pause and resume costs 1.3 to 1.8 us here with
+// Debian's library (built with its checks on: REPORT.md's overhead line measures it). Against one build
 // of n = 1,024 keys (7 us) that was 41% of the iteration. So an iteration builds
 // BuildsPerIteration(n) filters of the same keys back to back, at least kKeysPerBuildIteration
 // keys in all, and the pauses are paid once for them all. micro_n's filters (portable build,
-// n = 2^10 to 2^18, best of 3) then take at least 0.37 ms an iteration, two pauses and resumes
-// at most 0.75% of it (cuckoo12's inserts at n = 1,024). From n = 2^16 up one build a pass, as
-// before. What a small n's point then measures: builds of tables that together hold 2^16 keys
-// (about 80 KB for Bloom filters), so in L2 rather than L1 here; more filters a pass would
-// leave L2 too (at 2^18 keys, 256 of n = 1,024, blocked_bloom's native inserts went from 1.9 to
-// 3.3 ns a key). ns_per_key divides by every key built; builds_per_iteration says how many
+// n = 2^10 to 2^16) then take at least 0.53 ms an iteration (cuckoo12's inserts at n = 1,024),
+// so two pauses and resumes are at most 0.7% of one.
+// At 2^16 keys an iteration the worst was 1.3% (0.27 ms). From n = 2^17 up one build a pass,
+// as before. What a small n's point then measures: builds of tables that together hold 2^17
+// keys (about 160 KB for Bloom filters), in L2 rather than L1 here. At n = 1,024 the portable
+// build's per-key times were the same with 2^16 and 2^17 keys a pass (bloom 5.5, blocked_bloom
+// 4.4, cuckoo12 4.1 ns); at 2^18 they leave L2 (blocked_bloom's native inserts went from 1.9
+// to 3.3 ns a key). ns_per_key divides by every key built; builds_per_iteration says how many
 // filters an iteration built.
-constexpr std::size_t kKeysPerBuildIteration = std::size_t{1} << 16;
+constexpr std::size_t kKeysPerBuildIteration = std::size_t{1} << 17;
 
 std::size_t BuildsPerIteration(std::size_t n) {
   return std::max<std::size_t>(1, kKeysPerBuildIteration / std::max<std::size_t>(n, 1));
