@@ -64,20 +64,20 @@ void ReportPerKey(benchmark::State& state, std::size_t keys) {
 }
 
 // Builds and inserts pause Google Benchmark's timers around what they must not time (setting up
-// a fresh table, freeing the last), and a pause and resume costs 1.3 to 1.8 us here with
-// Debian's library (built with its checks on: REPORT.md's overhead line measures it). Against one build
-// of n = 1,024 keys (7 us) that was 41% of the iteration. So an iteration builds
+// a fresh table, freeing the last). A pause and resume costs 1.3 to 1.8 us here with Debian's
+// library, which is built with its checks on (REPORT.md's overhead line measures it); against
+// one build of n = 1,024 keys (7 us) that was 41% of the iteration. So an iteration builds
 // BuildsPerIteration(n) filters of the same keys back to back, at least kKeysPerBuildIteration
-// keys in all, and the pauses are paid once for them all. micro_n's filters (portable build,
-// n = 2^10 to 2^16) then take at least 0.53 ms an iteration (cuckoo12's inserts at n = 1,024),
-// so two pauses and resumes are at most 0.7% of one.
-// At 2^16 keys an iteration the worst was 1.3% (0.27 ms). From n = 2^17 up one build a pass,
-// as before. What a small n's point then measures: builds of tables that together hold 2^17
-// keys (about 160 KB for Bloom filters), in L2 rather than L1 here. At n = 1,024 the portable
-// build's per-key times were the same with 2^16 and 2^17 keys a pass (bloom 5.5, blocked_bloom
-// 4.4, cuckoo12 4.1 ns); at 2^18 they leave L2 (blocked_bloom's native inserts went from 1.9
-// to 3.3 ns a key). ns_per_key divides by every key built; builds_per_iteration says how many
-// filters an iteration built.
+// keys in all, and pays the pauses once for them all. micro_n's builds (portable, n = 2^10 to
+// 2^16) then take at least 0.53 ms an iteration (cuckoo12's inserts at n = 1,024), so two
+// pauses and resumes are at most 0.7% of one; at 2^16 keys an iteration the worst was 1.3%.
+// From n = 2^17 up, one build a pass, as before.
+// What a small n's point then measures: builds of tables that together hold 2^17 keys (about
+// 160 KB for Bloom filters), in L2 rather than L1 here. At n = 1,024 the portable per-key
+// times were the same with 2^16 and 2^17 keys a pass (bloom 5.5, blocked_bloom 4.4, cuckoo12
+// 4.1 ns); at 2^18 the tables leave L2 (blocked_bloom's native inserts went from 1.9 to 3.3 ns
+// a key). ns_per_key divides by every key built; builds_per_iteration says how many filters an
+// iteration built.
 constexpr std::size_t kKeysPerBuildIteration = std::size_t{1} << 17;
 
 std::size_t BuildsPerIteration(std::size_t n) {
