@@ -90,10 +90,9 @@ void ReportBuilds(benchmark::State& state, std::size_t n, std::size_t builds) {
 }
 
 // Empty tables for the dynamic filters' timed inserts, allocated and zeroed outside the timed
-// region; `tables` is cleared first (its filters freed, also untimed).
+// region (BM_Build frees the last pass's tables before this).
 template <Filter F>
 void FreshTables(std::vector<F>& tables, std::size_t builds, const FilterParams& params) {
-  tables.clear();
   tables.reserve(builds);
   for (std::size_t b = 0; b < builds; ++b) tables.emplace_back(params);
 }
