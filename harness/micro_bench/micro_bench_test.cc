@@ -140,8 +140,12 @@ TEST(MicroKeys, EachBenchmarkRunsAtItsNAndTheContextSaysWhich) {
   // Small n builds several filters an iteration, so a timer pause is paid for 2^17 keys.
   for (const auto& b : doc["benchmarks"]) {
     const std::string name = b["name"].get<std::string>();
-    if (name == "bloom/insert/n:1024/real_time") EXPECT_EQ(b["builds_per_iteration"].get<double>(), 128);
-    if (name == "bloom/insert/n:2048/real_time") EXPECT_EQ(b["builds_per_iteration"].get<double>(), 64);
+    if (name == "bloom/insert/n:1024/real_time") {
+      EXPECT_EQ(b["builds_per_iteration"].get<double>(), 128);
+    }
+    if (name == "bloom/insert/n:2048/real_time") {
+      EXPECT_EQ(b["builds_per_iteration"].get<double>(), 64);
+    }
   }
   EXPECT_EQ(doc["context"]["keys"], "1024,2048");
   EXPECT_TRUE(doc["context"].contains("amq_caches"));
