@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "commands/binary_test_support.h"
+#include "harness/machine/machine_measure.h"
 #include "harness/machine/thread_team.h"
 #include "harness/run/schema.h"
 
@@ -106,6 +107,17 @@ TEST_F(MachineQuickRun, WritesAResultFileWithTheNamedRecords) {
     EXPECT_GE(r["lines_per_second"].get<double>(), r["loads_lines_per_second"].get<double>());
     EXPECT_GE(r["lines_per_second"].get<double>(), r["prefetch_lines_per_second"].get<double>());
   }
+  // The same sizes again on a buffer of the kernel's default pages, the filters' ceiling.
+  const auto plain = Records("random_lines_default_pages");
+  ASSERT_EQ(plain.size(), random.size());
+  for (std::size_t i = 0; i < plain.size(); ++i) {
+    EXPECT_EQ(plain[i]["working_set_bytes"], random[i]["working_set_bytes"]);
+    EXPECT_GT(plain[i]["lines_per_second"].get<double>(), 0) << plain[i].dump();
+    if (amq::TransparentHugePageMode() != "always") {
+      EXPECT_EQ(plain[i]["huge_page_fraction"], 0.0) << "4 KiB pages, as a filter's table: " << plain[i].dump();
+    }
+  }
+  EXPECT_NE(table_->find("the same on the kernel's default pages"), std::string::npos) << *table_;
   ASSERT_GE(sequential.size(), 2u);
   for (const json& r : sequential) EXPECT_GT(r["bytes_per_second"].get<double>(), 0) << r.dump();
   // One size in L2 or below and one past it, at least.
@@ -192,7 +204,7 @@ TEST_F(MachineCommand, BadOptionsExit2WithOneLineAndNoFile) {
   ExpectRefused("--quick --max-bytes 1024G" + o, "--max-bytes must be in 4M .. 128G", out);
   ExpectRefused("--quick --repeats 0" + o, "--repeats must be in 1 .. 1000", out);
   ExpectRefused("--quick --repeats -3" + o, "--repeats must be in 1 .. 1000", out);
-  ExpectRefused("--quick --huge-pages maybe" + o, "--huge-pages must be auto, on or off", out);
+  ExpectRefused("--quick --huge-pages maybe" + o, "--huge-pages must be auto, on, off or default", out);
   ExpectRefused("--quick extra" + o, "machine:", out);
   ExpectRefused("--quick --no-such-option" + o, "machine:", out);
   const fs::path nowhere = dir_ / "no_such_dir" / "m.jsonl";

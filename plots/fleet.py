@@ -20,8 +20,9 @@ What is set side by side, for each host, from its own files:
              Google Benchmark repetitions): keys per second (10^9 / ns per key), median and
              min–max over the repetitions, and for member and absent lookups the fraction of the
              host's random-line ceiling at the filter's size, as plots/sections/speed_vs_n.py
-             computes it (the machine experiment's random_lines, the locality experiment's traced
-             lines per lookup). A host without them has "no ceiling".
+             computes it (the machine experiment's random_lines_default_pages, on the pages the
+             filters' tables get, or random_lines where a file has only those; the locality
+             experiment's traced lines per lookup). A host without them has "no ceiling".
   all cores  the threads experiment's shared filter at the host's largest T (the suite runs T up
              to its cores): member and absent lookups per second, median and min–max over the
              timed runs, against its random_lines_threads ceiling at that T. An experiment run

@@ -102,3 +102,50 @@ def test_the_section_states_the_handoff_from_the_machine_file(tmp_path):
     (tmp_path / "m.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
     text = machine.render(ResultSet(Suite.read(suite), tmp_path, tmp_path, None))
     assert "- A cache line handed between CPUs 0 and 1: 210 ns (198–225) one way" in text
+
+
+def lines_record(test: str, size: int, rate: float, huge: bool) -> dict:
+    return {"record": "machine", "cell_id": f"{test}{size}", "experiment": "m", "kind": "machine", "seed": 1,
+            "test": test, "working_set_bytes": size, "lines_per_second": rate, "lines_per_second_min": rate * 0.9,
+            "lines_per_second_max": rate * 1.1, "lines_method": "prefetch", "loads_lines_per_second": rate / 2,
+            "prefetch_lines_per_second": rate, "repeats": 3, "huge_pages": huge,
+            "huge_page_fraction": 1.0 if huge else 0.0}
+
+
+def machine_results(tmp_path, records: list[dict]) -> ResultSet:
+    suite = tmp_path / "suite.toml"
+    suite.write_text('[suite]\nname = "m"\n[[experiment]]\nid = "m"\nkind = "machine"\nsection = "machine"\n'
+                     'quick = {}\n')
+    lines = [{"record": "header", "schema_version": 2, "experiment": {"id": "m", "kind": "machine"}, "suite": None,
+              "context": {"command_line": "amqbench suite"}, "cells": [r["cell_id"] for r in records]},
+             *records, {"record": "end", "complete": True, "cells": len(records)}]
+    (tmp_path / "m.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return ResultSet(Suite.read(suite), tmp_path, tmp_path, None)
+
+
+def test_the_filters_ceiling_is_the_one_measured_on_their_pages_where_the_file_has_it(tmp_path):
+    """Issue 26 item 2: a filter's table is plain memory (4 KiB pages under THP madvise), so its
+    lookups are set against random lines on those pages, not on the huge-page buffer; a file from
+    before the second buffer keeps the huge-page ceiling, and the prose says which it is."""
+    from sections import machine
+
+    huge = [lines_record("random_lines", 2**24, 5.0e8, True), lines_record("random_lines", 2**26, 3.0e8, True)]
+    plain = [lines_record("random_lines_default_pages", 2**24, 4.5e8, False),
+             lines_record("random_lines_default_pages", 2**26, 1.7e8, False)]
+    both = machine_results(tmp_path, huge + plain)
+    ceiling = machine.ceilings(both)
+    assert list(ceiling["lines_per_second"]) == [4.5e8, 1.7e8]
+    assert machine.ceiling_pages_text(ceiling) == (
+        "on the pages every filter's table gets (the kernel's default, no madvise: 4 KiB pages here)")
+    assert list(machine.ceilings(both, "random_lines")["lines_per_second"]) == [5.0e8, 3.0e8]
+    text = machine.render(both)
+    assert "Independent random cache-line reads on the buffer above (the memory system's best):" in text
+    assert "| 64 MiB | 1.7e+08 [1.53e+08–1.87e+08] |" in text
+    assert "the ceiling the filters' lookups are set against" in text
+
+    (tmp_path / "old").mkdir()
+    older = machine_results(tmp_path / "old", huge)
+    assert list(machine.ceilings(older)["lines_per_second"]) == [5.0e8, 3.0e8]
+    assert machine.ceiling_pages_text(machine.ceilings(older)) == (
+        "on 2 MiB huge pages (this file has no measurement on the filters' own pages)")
+    assert "Independent random cache-line reads (the ceiling):" in machine.render(older)

@@ -37,7 +37,7 @@ class MachinePlan : public ExperimentPlan {
       // as the threaded points are); the summary costs nothing. A unit of its own
       // would make the suite's ETA extrapolate one experiment's seconds per unit onto another's.
       const double timings = point.test == "cache_levels"                                     ? 0
-                             : point.test == "random_lines" || point.test == "random_lines_threads" ? 2
+                             : point.test.starts_with("random_lines") ? 2
                                                                                                       : 1;
       c.cost = timings * 1e7 * 1.3 * p.repeats * p.min_seconds;
       c.label = point.test;
@@ -54,7 +54,7 @@ class MachinePlan : public ExperimentPlan {
 
   std::optional<MemoryEstimate> EstimateMemory(std::size_t /*i*/) override {
     MemoryEstimate e;
-    e.buffer_bytes = MachineMemoryNeeded(options_.max_bytes);
+    e.buffer_bytes = MachineMemoryNeeded(options_.max_bytes, PlansDefaultPagesLines(options_));
     return e;
   }
 
@@ -76,7 +76,21 @@ class MachinePlan : public ExperimentPlan {
         return a.bytes < b.bytes;
       });
     }
-    Json line = MeasureMachinePoint(options_, *buffer_, point, curve_);
+    Json line;
+    if (point.test == "random_lines_default_pages") {
+      // A buffer of its own, mapped at its first point and released after its last, so the two
+      // buffers are held together only while these points run.
+      if (!default_pages_buffer_) {
+        default_pages_buffer_ = std::make_unique<MachineBuffer>(options_.max_bytes, HugePages::kDefault);
+        std::fprintf(stderr, "amqbench machine: %s buffer of the kernel's default pages (no madvise, as a filter's "
+                     "table), pre-faulted: %.0f%% huge pages\n", FormatCacheSize(default_pages_buffer_->size()).c_str(),
+                     100 * default_pages_buffer_->huge_page_fraction());
+      }
+      line = MeasureMachinePoint(options_, *default_pages_buffer_, point, curve_);
+      if (i + 1 == points_.size() || points_[i + 1].test != point.test) default_pages_buffer_.reset();
+    } else {
+      line = MeasureMachinePoint(options_, *buffer_, point, curve_);
+    }
     if (i + 1 == points_.size()) buffer_.reset();  // a GiB the later experiments can use
     return {line};
   }
@@ -108,6 +122,7 @@ class MachinePlan : public ExperimentPlan {
   std::vector<MachinePoint> points_;
   std::vector<CellPlan> cells_;
   std::unique_ptr<MachineBuffer> buffer_;
+  std::unique_ptr<MachineBuffer> default_pages_buffer_;  // random_lines_default_pages' only
   std::vector<LatencyPoint> curve_;
 };
 
@@ -128,7 +143,7 @@ const ParamSpec kMachineParams[] = {
     {"min_seconds", ParamType::kNum, Between(0.0001, 100), "each repeat runs at least this long, CPU time (wall time on threads and for the line handoff) (default 0.2)", "0.002"},
     {"min_operations", ParamType::kInt, Between(1, 1e12), "and at least this many loads (default 2^20)", "16384"},
     {"threads", ParamType::kIntList, Between(2, 4096), "thread counts of the threaded points (random lines and sequential reads on T threads at once; T = 1 is the single-thread points) (default: 2, 4, ... up to the CPUs this process may use, and that count; [] none, and no line handoff either)"},
-    {"huge_pages", ParamType::kStr, {}, "auto (transparent huge pages where the kernel offers them), on (insist), off (4 KiB pages: large sizes then include TLB misses)", {}, "huge-pages"},
+    {"huge_pages", ParamType::kStr, {}, "auto (transparent huge pages where the kernel offers them), on (insist), off (4 KiB pages: large sizes then include TLB misses), default (no madvise: the pages a filter's table gets); the random lines are measured again on the default pages (random_lines_default_pages) unless this is default", {}, "huge-pages"},
 };
 
 std::unique_ptr<ExperimentPlan> MachinePlanFrom(const PlanInput& in) {
@@ -152,17 +167,17 @@ const KindSpec kMachineKind{
     {std::begin(kMachineParams), std::end(kMachineParams)}, false, false, &MachinePlanFrom,
     // The fields of "machine" lines (harness/run/schema.h): the host measured, no filter.
     {
-    {"test", "string", "", "what the point measured: latency (dependent loads), random_lines (independent random cache-line reads), sequential (reads in order), random_lines_threads and sequential_threads (the same on `threads` threads at once), line_handoff (one cache line written in turn by two pinned threads), or cache_levels (the plateaus of the latency curve beside the caches the system reports)", "machine", kIdentity},
+    {"test", "string", "", "what the point measured: latency (dependent loads), random_lines (independent random cache-line reads), random_lines_default_pages (the same on a second buffer of the kernel's default pages, no madvise, as a filter's table gets them: the ceiling of a filter's lookups), sequential (reads in order), random_lines_threads and sequential_threads (the same on `threads` threads at once), line_handoff (one cache line written in turn by two pinned threads), or cache_levels (the plateaus of the latency curve beside the caches the system reports)", "machine", kIdentity},
     {"working_set_bytes", "integer", "bytes", "bytes the point's loads range over (the first of one pre-faulted buffer)", "machine, but line_handoff and cache_levels", kIdentity},
     {"ns_per_load", "number", "ns/load", "latency: ns per load of a pointer chase through a random cyclic permutation of cache lines (Sattolo), median of R", "machine latency", kTiming},
     {"ns_per_load_min", "number", "ns/load", "fastest of the R repeats", "machine latency", kTiming},
     {"ns_per_load_max", "number", "ns/load", "slowest of the R repeats", "machine latency", kTiming},
-    {"lines_per_second", "number", "lines/s", "random_lines: 64-byte lines read per second at random, 16 independent streams (many loads in flight), median of R, the faster of plain loads and loads prefetched 64 lines ahead (lines_method); the ceiling of a lookup that touches one random line; random_lines_threads: T threads' lines together, each thread with 16 streams over the whole working set, over the wall time", "machine random_lines, random_lines_threads", kMachine},
-    {"lines_method", "string", "", "random_lines: which way of keeping lines in flight gave lines_per_second: loads (the core's window) or prefetch (each line prefetched 64 lines before it is loaded)", "machine random_lines, random_lines_threads", kMachine},
-    {"loads_lines_per_second", "number", "lines/s", "random_lines: the rate with plain loads only, median of R", "machine random_lines, random_lines_threads", kMachine},
-    {"prefetch_lines_per_second", "number", "lines/s", "random_lines: the rate with each line prefetched 64 lines ahead, median of R", "machine random_lines, random_lines_threads", kMachine},
-    {"lines_per_second_min", "number", "lines/s", "slowest of the R repeats", "machine random_lines, random_lines_threads", kMachine},
-    {"lines_per_second_max", "number", "lines/s", "fastest of the R repeats", "machine random_lines, random_lines_threads", kMachine},
+    {"lines_per_second", "number", "lines/s", "random_lines: 64-byte lines read per second at random, 16 independent streams (many loads in flight), median of R, the faster of plain loads and loads prefetched 64 lines ahead (lines_method); the ceiling of a lookup that touches one random line; random_lines_threads: T threads' lines together, each thread with 16 streams over the whole working set, over the wall time", "machine random_lines, random_lines_default_pages, random_lines_threads", kMachine},
+    {"lines_method", "string", "", "random_lines: which way of keeping lines in flight gave lines_per_second: loads (the core's window) or prefetch (each line prefetched 64 lines before it is loaded)", "machine random_lines, random_lines_default_pages, random_lines_threads", kMachine},
+    {"loads_lines_per_second", "number", "lines/s", "random_lines: the rate with plain loads only, median of R", "machine random_lines, random_lines_default_pages, random_lines_threads", kMachine},
+    {"prefetch_lines_per_second", "number", "lines/s", "random_lines: the rate with each line prefetched 64 lines ahead, median of R", "machine random_lines, random_lines_default_pages, random_lines_threads", kMachine},
+    {"lines_per_second_min", "number", "lines/s", "slowest of the R repeats", "machine random_lines, random_lines_default_pages, random_lines_threads", kMachine},
+    {"lines_per_second_max", "number", "lines/s", "fastest of the R repeats", "machine random_lines, random_lines_default_pages, random_lines_threads", kMachine},
     {"bytes_per_second", "number", "bytes/s", "sequential: bytes read per second summing 64-bit words in order, median of R; sequential_threads: T threads' bytes together, thread t summing its own 1/T of the working set, over the wall time", "machine sequential, sequential_threads", kMachine},
     {"bytes_per_second_min", "number", "bytes/s", "slowest of the R repeats", "machine sequential, sequential_threads", kMachine},
     {"bytes_per_second_max", "number", "bytes/s", "fastest of the R repeats", "machine sequential, sequential_threads", kMachine},
@@ -170,7 +185,7 @@ const KindSpec kMachineKind{
     {"ns_per_handoff_min", "number|null", "ns/handoff", "fastest of the R repeats", "machine line_handoff", kTiming},
     {"ns_per_handoff_max", "number|null", "ns/handoff", "slowest of the R repeats", "machine line_handoff", kTiming},
     {"handoff_cpus", "array", "", "line_handoff: the two CPUs the line went between, the first two of the thread placement (one CPU per physical core first)", "machine line_handoff", kMachine},
-    {"huge_pages", "boolean", "", "at least 90% of the buffer was backed by transparent huge pages (read from /proc/self/smaps); false: 4 KiB pages, and large working sets include TLB misses", "machine", kMachine},
+    {"huge_pages", "boolean", "", "at least 90% of the point's buffer (random_lines_default_pages: its own) was backed by transparent huge pages (read from /proc/self/smaps); false: 4 KiB pages, and large working sets include TLB misses", "machine", kMachine},
     {"huge_page_fraction", "number", "fraction", "share of the buffer backed by huge pages", "machine, but line_handoff and cache_levels", kMachine},
     {"levels", "array", "", "cache_levels: the plateaus of the latency curve, smallest first: {level, ns_per_load (median of the plateau), capacity_bytes (largest size still on it; null for the last), reported (the reported cache within 2x of that capacity, or null)}; the last has memory: true when the sizes went past twice every cache reported", "machine cache_levels", kMachine},
     {"steps", "integer", "count", "cache_levels: steps found in the latency curve (latency x1.5 over a doubling of the working set; neighbouring rises are one step)", "machine cache_levels", kMachine},

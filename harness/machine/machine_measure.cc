@@ -240,11 +240,18 @@ HugePages ParseHugePages(const std::string& text) {
   if (text == "auto") return HugePages::kAuto;
   if (text == "on") return HugePages::kOn;
   if (text == "off") return HugePages::kOff;
-  throw InputError("--huge-pages must be auto, on or off, got '" + text + "'");
+  if (text == "default") return HugePages::kDefault;
+  throw InputError("--huge-pages must be auto, on, off or default, got '" + text + "'");
 }
 
 const char* HugePagesName(HugePages mode) {
-  return mode == HugePages::kOn ? "on" : mode == HugePages::kOff ? "off" : "auto";
+  switch (mode) {
+    case HugePages::kOn: return "on";
+    case HugePages::kOff: return "off";
+    case HugePages::kDefault: return "default";
+    case HugePages::kAuto: break;
+  }
+  return "auto";
 }
 
 std::string TransparentHugePageMode() {
@@ -261,7 +268,9 @@ MachineBuffer::MachineBuffer(std::size_t bytes, HugePages mode) {
     throw InputError("--huge-pages on: this kernel offers no transparent huge pages "
                      "(/sys/kernel/mm/transparent_hugepage/enabled: " + (thp.empty() ? "absent" : thp) + ")");
   }
-  huge_requested_ = offered && mode != HugePages::kOff;
+  // kDefault requests nothing: under THP "always" the kernel may still back it with huge pages,
+  // as it would a filter's table (huge_page_fraction says what it did).
+  huge_requested_ = offered && (mode == HugePages::kAuto || mode == HugePages::kOn);
   // Whole, aligned huge pages even for a 4 KiB working set: every size then sees the same
   // kind of page, and the kernel only backs aligned 2 MiB ranges with a huge page.
   size_ = RoundUp(std::max<std::size_t>(bytes, kCacheLineBytes), kHugePageBytes);
@@ -275,7 +284,7 @@ MachineBuffer::MachineBuffer(std::size_t bytes, HugePages mode) {
   std::byte* tail = data_ + size_;
   if (start + mapped_ > tail) munmap(tail, static_cast<std::size_t>(start + mapped_ - tail));
   mapped_ = size_;
-  madvise(data_, size_, huge_requested_ ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
+  if (mode != HugePages::kDefault) madvise(data_, size_, huge_requested_ ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
   // Pre-fault: every page is touched now, so no measurement pays for a page fault.
   for (std::size_t offset = 0; offset < size_; offset += kSmallPageBytes) data_[offset] = std::byte{1};
   huge_fraction_ = std::min(1.0, static_cast<double>(AnonHugeBytesAt(data_)) / static_cast<double>(size_));

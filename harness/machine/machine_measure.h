@@ -42,8 +42,10 @@ namespace amq {
 inline constexpr std::size_t kCacheLineBytes = 64;
 inline constexpr std::size_t kHugePageBytes = std::size_t{2} << 20;
 
-enum class HugePages { kAuto, kOn, kOff };
-HugePages ParseHugePages(const std::string& text);  // auto|on|off; throws InputError
+// kDefault asks for nothing (no madvise): the pages any allocation gets, a filter's table among
+// them (std::vector memory): 4 KiB under THP "madvise" or "never", huge pages under "always".
+enum class HugePages { kAuto, kOn, kOff, kDefault };
+HugePages ParseHugePages(const std::string& text);  // auto|on|off|default; throws InputError
 const char* HugePagesName(HugePages mode);
 
 // The kernel's transparent-huge-page mode: "always", "madvise" or "never" (the bracketed word
@@ -52,7 +54,8 @@ std::string TransparentHugePageMode();
 
 // An anonymous mapping of at least `bytes`, every page touched before it is returned.
 // kAuto asks for huge pages where the kernel offers them; kOn insists (InputError where THP is
-// "never" or absent); kOff forbids them (MADV_NOHUGEPAGE, even under THP "always").
+// "never" or absent); kOff forbids them (MADV_NOHUGEPAGE, even under THP "always"); kDefault
+// leaves the kernel's default (no madvise), as a filter's allocation does.
 class MachineBuffer {
  public:
   MachineBuffer(std::size_t bytes, HugePages mode);

@@ -56,7 +56,57 @@ TEST(MachineBuffer, IsPrefaultedAndSaysWhichPagesItGot) {
   }
 }
 
+// No madvise at all: the pages a std::vector of a filter's table gets. Under THP "madvise" or
+// "never" (this VM: madvise) that is 4 KiB pages, none huge; under "always" the kernel decides.
+TEST(MachineBuffer, DefaultPagesAskForNothingAndGetWhatAFiltersTableGets) {
+  const MachineBuffer plain(4 * MiB, HugePages::kDefault);
+  EXPECT_GE(plain.size(), 4 * MiB);
+  EXPECT_FALSE(plain.huge_pages_requested());
+  const std::string thp = TransparentHugePageMode();
+  if (thp == "always") GTEST_SKIP() << "THP always: the kernel may back it with huge pages";
+  EXPECT_EQ(plain.huge_page_fraction(), 0.0) << "THP " << thp << ": 4 KiB pages unless asked";
+}
+
+TEST(MachinePlan, RandomLinesAgainOnDefaultPagesUnlessTheBufferHasThemOrItIsTheSummary) {
+  MachineRunOptions options;
+  options.max_bytes = 4 * MiB;
+  options.threads.clear();
+  const auto sizes_of = [](const std::vector<MachinePoint>& points, const std::string& test) {
+    std::vector<std::size_t> sizes;
+    for (const MachinePoint& p : points) {
+      if (p.test == test) sizes.push_back(p.working_set_bytes);
+    }
+    return sizes;
+  };
+  const std::vector<MachinePoint> points = PlanMachine(options);
+  EXPECT_TRUE(PlansDefaultPagesLines(options));
+  EXPECT_EQ(sizes_of(points, "random_lines_default_pages"), ThroughputSizes(4 * MiB));
+  EXPECT_EQ(sizes_of(points, "random_lines"), ThroughputSizes(4 * MiB)) << "the huge-page ceiling stays";
+  // Measured right after the random lines on the main buffer, all together, so the second
+  // buffer is held only while they run.
+  const auto first = std::find_if(points.begin(), points.end(),
+                                  [](const MachinePoint& p) { return p.test == "random_lines_default_pages"; });
+  ASSERT_NE(first, points.begin());
+  EXPECT_EQ(std::prev(first)->test, "random_lines");
+  EXPECT_EQ(first[static_cast<std::ptrdiff_t>(ThroughputSizes(4 * MiB).size())].test, "sequential");
+  EXPECT_GT(MachineMemoryNeeded(4 * MiB, true), MachineMemoryNeeded(4 * MiB, false) + 4 * MiB - 1);
+  // An identity of their own, not the random_lines point's of the same size.
+  const auto same_size = std::find_if(points.begin(), points.end(), [&](const MachinePoint& p) {
+    return p.test == "random_lines" && p.working_set_bytes == first->working_set_bytes;
+  });
+  ASSERT_NE(same_size, points.end());
+  EXPECT_NE(first->cell_id, same_size->cell_id);
+
+  options.huge_pages = HugePages::kDefault;
+  EXPECT_FALSE(PlansDefaultPagesLines(options)) << "the buffer already has the default pages";
+  EXPECT_TRUE(sizes_of(PlanMachine(options), "random_lines_default_pages").empty());
+  EXPECT_TRUE(sizes_of(PlanMachine(QuickMachineOptions()), "random_lines_default_pages").empty())
+      << "the context's summary maps one buffer";
+}
+
 TEST(MachineBuffer, HugePagesOptionIsParsed) {
+  EXPECT_EQ(ParseHugePages("default"), HugePages::kDefault);
+  EXPECT_STREQ(HugePagesName(HugePages::kDefault), "default");
   EXPECT_EQ(ParseHugePages("auto"), HugePages::kAuto);
   EXPECT_EQ(ParseHugePages("on"), HugePages::kOn);
   EXPECT_EQ(ParseHugePages("off"), HugePages::kOff);

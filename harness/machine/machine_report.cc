@@ -88,6 +88,7 @@ std::vector<int> DefaultMachineThreads() {
 MachineRunOptions QuickMachineOptions() {
   MachineRunOptions quick;
   quick.threads.clear();  // the context's summary: one thread, as before
+  quick.default_pages_lines = false;  // and one buffer (QuickMachineSummary maps only that)
   quick.max_bytes = std::size_t{64} << 20;
   quick.timing.repeats = 3;
   quick.timing.min_seconds = 0.002;
@@ -104,6 +105,9 @@ std::vector<MachinePoint> PlanMachine(const MachineRunOptions& options) {
   };
   for (std::size_t bytes : LatencySizes(options.max_bytes)) add("latency", bytes);
   for (std::size_t bytes : ThroughputSizes(options.max_bytes)) add("random_lines", bytes);
+  if (PlansDefaultPagesLines(options)) {
+    for (std::size_t bytes : ThroughputSizes(options.max_bytes)) add("random_lines_default_pages", bytes);
+  }
   for (std::size_t bytes : ThroughputSizes(options.max_bytes)) add("sequential", bytes);
   // The threaded points: their identity adds threads, so the single-thread points keep theirs.
   for (int threads : options.threads) {
@@ -125,10 +129,15 @@ std::vector<MachinePoint> PlanMachine(const MachineRunOptions& options) {
   return points;
 }
 
-std::size_t MachineMemoryNeeded(std::size_t max_bytes) {
-  // The buffer in whole huge pages, and the 4-byte successor of each of its lines.
+bool PlansDefaultPagesLines(const MachineRunOptions& options) {
+  return options.default_pages_lines && options.huge_pages != HugePages::kDefault;
+}
+
+std::size_t MachineMemoryNeeded(std::size_t max_bytes, bool default_pages_buffer) {
+  // The buffer in whole huge pages (twice with the default pages' one), and the 4-byte successor
+  // of each of its lines.
   const std::size_t buffer = (max_bytes + kHugePageBytes - 1) / kHugePageBytes * kHugePageBytes;
-  return buffer + max_bytes / kCacheLineBytes * sizeof(std::uint32_t);
+  return buffer * (default_pages_buffer ? 2 : 1) + max_bytes / kCacheLineBytes * sizeof(std::uint32_t);
 }
 
 Json MeasureMachinePoint(const MachineRunOptions& options, const MachineBuffer& buffer,
@@ -162,7 +171,7 @@ Json MeasureMachinePoint(const MachineRunOptions& options, const MachineBuffer& 
     line["ns_per_load_min"] = s.min;
     line["ns_per_load_max"] = s.max;
     curve.push_back({bytes, s.median});
-  } else if (point.test == "random_lines") {
+  } else if (point.test == "random_lines" || point.test == "random_lines_default_pages") {
     // Both ways of keeping lines in flight; the record's rate is the faster one's.
     const Spread loads = MeasureRandomLines(buffer, bytes, options.timing, RandomLinesMethod::kLoads);
     const Spread prefetched = MeasureRandomLines(buffer, bytes, options.timing, RandomLinesMethod::kPrefetch);
@@ -218,7 +227,7 @@ std::string DescribeMachineRecord(const Json& r) {
   if (r.contains("threads")) where += " T=" + std::to_string(r["threads"].get<int>());
   where += ": ";
   if (test == "latency") return where + Format("%.2f ns/load", r["ns_per_load"]);
-  if (test == "random_lines" || test == "random_lines_threads") return where + Format("%.3g lines/s", r["lines_per_second"]);
+  if (test == "random_lines" || test == "random_lines_default_pages" || test == "random_lines_threads") return where + Format("%.3g lines/s", r["lines_per_second"]);
   return where + Format("%.2f GB/s", r["bytes_per_second"].get<double>() / 1e9);
 }
 
@@ -316,20 +325,28 @@ std::string MachineTable(const std::vector<Json>& records) {
     for (const Json& c : (*levels)["reported_caches"]) out << " " << CacheName(c) << " (" << c.value("source", "") << ");";
     out << "\n";
   }
-  out << "random cache lines, 16 independent streams: the faster of loads alone and loads prefetched 64 lines ahead\n  "
-      << Padded("working set", 14) << Padded("lines/s", 12) << Padded("ns/line", 10) << Padded("faster", 10)
-      << Padded("[min, max lines/s]", 24) << "loads alone, prefetched\n";
-  for (const Json& r : records) {
-    if (r.value("test", "") != "random_lines") continue;
-    const double rate = r["lines_per_second"];
-    out << "  " << Padded(FormatCacheSize(r["working_set_bytes"]), 14) << Padded(Format("%.3g", rate), 12)
-        << Padded(Format("%.2f", 1e9 / rate), 10) << Padded(r.value("lines_method", "-"), 10)
-        << Padded(Format("[%.3g, ", r["lines_per_second_min"]).append(Format("%.3g]", r["lines_per_second_max"])), 24);
-    if (r.contains("loads_lines_per_second")) {
-      out << Format("%.3g", r["loads_lines_per_second"]) << ", " << Format("%.3g", r["prefetch_lines_per_second"]);
+  // The random-line table, once per buffer: the measurement's own, and the default pages' one.
+  const auto random_lines_table = [&](const std::string& test, const std::string& title) {
+    const Json* first = FindRecord(records, test);
+    if (!first) return;
+    out << title << (first->value("huge_pages", false) ? " (huge pages)" : " (4 KiB pages)") << "\n  " << Padded("working set", 14) << Padded("lines/s", 12) << Padded("ns/line", 10)
+        << Padded("faster", 10) << Padded("[min, max lines/s]", 24) << "loads alone, prefetched\n";
+    for (const Json& r : records) {
+      if (r.value("test", "") != test) continue;
+      const double rate = r["lines_per_second"];
+      out << "  " << Padded(FormatCacheSize(r["working_set_bytes"]), 14) << Padded(Format("%.3g", rate), 12)
+          << Padded(Format("%.2f", 1e9 / rate), 10) << Padded(r.value("lines_method", "-"), 10)
+          << Padded(Format("[%.3g, ", r["lines_per_second_min"]).append(Format("%.3g]", r["lines_per_second_max"])), 24);
+      if (r.contains("loads_lines_per_second")) {
+        out << Format("%.3g", r["loads_lines_per_second"]) << ", " << Format("%.3g", r["prefetch_lines_per_second"]);
+      }
+      out << "\n";
     }
-    out << "\n";
-  }
+  };
+  random_lines_table("random_lines",
+                     "random cache lines, 16 independent streams: the faster of loads alone and loads prefetched 64 lines ahead");
+  random_lines_table("random_lines_default_pages",
+                     "the same on the kernel's default pages (no madvise), as a filter's table gets them: the filters' ceiling");
   out << "sequential reads\n  " << Padded("working set", 14) << Padded("GB/s", 10) << "[min, max]\n";
   for (const Json& r : records) {
     if (r.value("test", "") != "sequential") continue;

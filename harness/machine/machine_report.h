@@ -35,30 +35,40 @@ struct MachineRunOptions {
   // process may use, and that count; empty: none (the context's --machine summary). Not empty,
   // with two CPUs or more: the line_handoff point too, between the placement's first two CPUs.
   std::vector<int> threads = DefaultMachineThreads();
+  // The random_lines points again on a second buffer of the kernel's default pages (no madvise:
+  // random_lines_default_pages), the pages every filter's table gets: the ceiling a filter's
+  // lookups are set against (issue 26: measured on the page size the filters use). Skipped
+  // where huge_pages is already kDefault, and in the context's summary.
+  bool default_pages_lines = true;
 };
 
 // Short runs for tests and for a run's context: 64 MiB at most, 3 repeats of >= 2 ms.
 MachineRunOptions QuickMachineOptions();
 
 struct MachinePoint {
-  std::string test;  // latency, random_lines, sequential, random_lines_threads, sequential_threads,
-                     // line_handoff, cache_levels
+  std::string test;  // latency, random_lines, random_lines_default_pages, sequential,
+                     // random_lines_threads, sequential_threads, line_handoff, cache_levels
   std::size_t working_set_bytes = 0;  // 0 for line_handoff and cache_levels
   Json identity;     // what cell_id hashes: kind, test and working set
   std::string cell_id;
   int threads = 1;   // the *_threads points' T
   std::vector<int> cpus;  // line_handoff: the two CPUs the line goes between
 };
-// In the order measured: latency at every size, random lines, sequential, then per thread count
+// In the order measured: latency at every size, random lines (on the buffer's pages, then on the
+// default pages' buffer), sequential, then per thread count
 // the threaded random lines and sequential reads, the line handoff, and the cache_levels summary
 // last. The handoff's identity is its test alone: its CPUs are recorded, not matched on, so two
 // machines' handoffs compare whichever CPUs each placement put first.
 std::vector<MachinePoint> PlanMachine(const MachineRunOptions& options);
 
-// Bytes the measurement holds at its peak: the buffer and the permutation of its lines.
-std::size_t MachineMemoryNeeded(std::size_t max_bytes);
+// Bytes the measurement holds at its peak: the buffer and the permutation of its lines, and the
+// default pages' buffer beside them where its points are planned.
+std::size_t MachineMemoryNeeded(std::size_t max_bytes, bool default_pages_buffer = false);
+// Whether a plan measures random_lines_default_pages (on a buffer of their own).
+bool PlansDefaultPagesLines(const MachineRunOptions& options);
 
-// Measures one planned point in `buffer` (at least options.max_bytes) and returns its record;
+// Measures one planned point in `buffer` (at least options.max_bytes; for
+// random_lines_default_pages, the default pages' buffer) and returns its record;
 // latency points add themselves to `curve`, which the cache_levels point reads.
 Json MeasureMachinePoint(const MachineRunOptions& options, const MachineBuffer& buffer,
                          const MachinePoint& point, std::vector<LatencyPoint>& curve);

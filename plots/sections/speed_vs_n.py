@@ -84,6 +84,7 @@ def ceiling_rows(runs: pd.DataFrame, results: ResultSet) -> list[dict]:
                .assign(bits_per_key=lambda f: pd.to_numeric(f["bits_per_key"], errors="coerce"))
                .groupby(["filter", "operation", "n"]).agg(ns=("ns_per_key", "median"), bits=("bits_per_key", "median")))
     rows = []
+    pages = machine.ceiling_pages_text(ceiling)
     for (name, operation, n), r in medians.iterrows():
         source, row = lines_row(traced, name)
         if row is None or not r["bits"] > 0:
@@ -94,7 +95,8 @@ def ceiling_rows(runs: pd.DataFrame, results: ResultSet) -> list[dict]:
         achieved = 1e9 / r["ns"] * lines
         rows.append({"filter": name, "operation": operation, "n": n, "ns": r["ns"], "lines": lines,
                      "traced_as": source, "bytes": filter_bytes, "ceiling": rate,
-                     "fraction": achieved / rate, "bracket": machine.ceiling_bracket(ceiling, filter_bytes)})
+                     "fraction": achieved / rate, "bracket": machine.ceiling_bracket(ceiling, filter_bytes),
+                     "pages": pages})
     return rows
 
 
@@ -210,8 +212,8 @@ def ceiling_tables(rows: list[dict], instructions: dict | None = None) -> list[s
         f"Against the machine's ceiling at n = {n_label(largest)}: a lookup that touches L distinct cache lines"
         " (traced per filter by the locality experiment: member / non-member means; a family's FPR-sized filter"
         " stands in for its fixed widths, named in brackets) at t ns per key reads L·10^9/t lines per second;"
-        " the ceiling is the machine experiment's rate of independent random line reads at a working set"
-        " of the filter's size (interpolated between the measured sizes around it, log against log). A fraction near 100% means the lookup is bound by the memory"
+        " the ceiling is the machine experiment's rate of independent random line reads"
+        f"{' ' + rows[0]['pages'] + ',' if rows[0].get('pages') else ''} at a working set of the filter's size (interpolated between the measured sizes around it, log against log). A fraction near 100% means the lookup is bound by the memory"
         " system; far below, by its own instructions or by too few loads in flight.",
         "",
         table(["filter", "lines per lookup", "filter size", "ceiling, lines/s"]
