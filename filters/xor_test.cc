@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "filters/binary_fuse.h"
 #include "harness/cell/kernels.h"
 #include "core/stats.h"
 #include "workloads/uniform.h"
@@ -118,6 +119,37 @@ TEST(Xor, StatsNameTheBuild) {
   EXPECT_EQ(s["build_attempts"], f.build_attempts());
   EXPECT_EQ(s["fingerprint_bits"], 8);
   EXPECT_EQ(s["slots"], Xor8::SlotsFor(5000));
+}
+
+// The batched lookup at both prefetch depths contains_many chooses between (64 keys ahead from
+// kFarBytes, 16 below): the same answers as one-at-a-time lookups, members and not, for key
+// counts below either depth, between them and past them (the pipeline's head and tail).
+template <class F>
+class PeeledBatchedTest : public ::testing::Test {};
+using PeeledTypes = ::testing::Types<Xor8, Xor16, BinaryFuse8, BinaryFuse16, BinaryFuse8x4, BinaryFuse16x4>;
+TYPED_TEST_SUITE(PeeledBatchedTest, PeeledTypes);
+
+TYPED_TEST(PeeledBatchedTest, BothPrefetchDepthsAnswerAsContains) {
+  const auto members = UniformKeys(41, KeyStream::kMembers, 5000);
+  const auto f = TypeParam::build(members, StaticParams(members.size(), 6));
+  ASSERT_LT(f.size_in_bytes(), TypeParam::kFarBytes) << "contains_many takes the 16-deep path here";
+  std::vector<std::uint64_t> queries = UniformKeys(42, KeyStream::kNonMembers, 5000);
+  queries.insert(queries.end(), members.begin(), members.end());
+  for (std::size_t count : {std::size_t{0}, std::size_t{1}, std::size_t{15}, std::size_t{17}, std::size_t{63},
+                            std::size_t{65}, std::size_t{4999}, queries.size()}) {
+    const std::span<const std::uint64_t> some(queries.data(), count);
+    std::vector<std::uint8_t> expected(count), shallow(count, 2), deep(count, 2), chosen(count, 2);
+    std::size_t ones = 0;
+    for (std::size_t i = 0; i < count; ++i) ones += expected[i] = f.contains(some[i]) ? 1 : 0;
+    EXPECT_EQ(f.template contains_many_ahead<16>(some, shallow), ones) << count;
+    EXPECT_EQ(f.template contains_many_ahead<64>(some, deep), ones) << count;
+    EXPECT_EQ(f.contains_many(some, chosen), ones) << count;
+    EXPECT_EQ(shallow, expected) << count;
+    EXPECT_EQ(deep, expected) << count;
+    EXPECT_EQ(chosen, expected) << count;
+  }
+  std::vector<std::uint8_t> out(members.size());
+  EXPECT_EQ(f.template contains_many_ahead<64>(members, out), members.size()) << "no false negatives";
 }
 
 }  // namespace
