@@ -329,8 +329,9 @@ std::string MachineTable(const std::vector<Json>& records) {
   const auto random_lines_table = [&](const std::string& test, const std::string& title) {
     const Json* first = FindRecord(records, test);
     if (!first) return;
-    out << title << (first->value("huge_pages", false) ? " (huge pages)" : " (4 KiB pages)") << "\n  " << Padded("working set", 14) << Padded("lines/s", 12) << Padded("ns/line", 10)
-        << Padded("faster", 10) << Padded("[min, max lines/s]", 24) << "loads alone, prefetched\n";
+    out << title << (first->value("huge_pages", false) ? " (huge pages)" : " (4 KiB pages)") << "\n  "
+        << Padded("working set", 14) << Padded("lines/s", 12) << Padded("ns/line", 10) << Padded("faster", 10)
+        << Padded("[min, max lines/s]", 24) << "loads alone, prefetched\n";
     for (const Json& r : records) {
       if (r.value("test", "") != test) continue;
       const double rate = r["lines_per_second"];
