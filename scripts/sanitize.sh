@@ -7,9 +7,8 @@
 # 65 s without, one after the other), which CI pays on every run. A report still names the
 # functions of its stack (from the symbol table; inlined ones fold into their callers) and
 # UBSan its file and line (compiled into each check); for ASan's file:line, rebuild with
-# AMQ_SANITIZE_LINES=1. The per-filter loops only tests drive here (the threads and
-# concurrent_inserts kinds, the micro-benchmarks) are compiled at -O0 (CMakeLists.txt,
-# AMQ_UNTIMED_LOOPS_O0). The ctest tests of the micro-benchmarks (micro_*) are left out: they time
+# AMQ_SANITIZE_LINES=1. The driver library and the micro-benchmarks, which tests drive here only
+# at tiny n, are compiled at -O0 (CMakeLists.txt, AMQ_UNTIMED_LOOPS_O0). The ctest tests of the micro-benchmarks (micro_*) are left out: they time
 # nothing here, and the Release build's ctest run has already run every benchmark once; the
 # tests that drive amqbench_micro for its flags and key lists run, so it is built.
 #   scripts/sanitize.sh                       build and test
