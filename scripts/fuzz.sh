@@ -42,7 +42,8 @@ started=$SECONDS
 generator=()  # Ninja for a new build directory, as scripts/build.sh
 if [[ ! -f "$build/CMakeCache.txt" ]] && command -v ninja >/dev/null; then generator=(-G Ninja); fi
 cmake -S "$root" -B "$build" "${generator[@]}" -DAMQ_FUZZ=ON -DCMAKE_CXX_COMPILER="${AMQ_FUZZ_CXX:-clang++-14}" \
-  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$opt" >/dev/null
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$opt" \
+  -DCMAKE_EXE_LINKER_FLAGS="-fuse-ld=lld" >/dev/null
 cmake --build "$build" -j "$(nproc)" --target make_seeds "${targets[@]}" >/dev/null
 echo "fuzz.sh: built ${targets[*]} in $((SECONDS - started)) s"
 

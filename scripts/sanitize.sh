@@ -28,7 +28,7 @@ case "${AMQ_SANITIZE_LINES:-0}" in
 esac
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_CXX_COMPILER="${AMQ_SANITIZE_CXX:-clang++-14}" \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$opt" \
-  -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" \
+  -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined -fuse-ld=lld" \
   -DAMQ_TEST_SHARDS=4 -DAMQ_UNTIMED_LOOPS_O0=ON >/dev/null
 # Every test binary, and what they drive (amqbench, amqbench_micro, the probes: their dependencies),
 # but bmi2_tests: the quotient family's tests again with PDEP/TZCNT, which change how select

@@ -20,7 +20,7 @@ case "${AMQ_TSAN_LINES:-0}" in
 esac
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_CXX_COMPILER="${AMQ_TSAN_CXX:-clang++-14}" \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$opt" \
-  -DCMAKE_CXX_FLAGS="-fsanitize=thread" -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=thread" \
+  -DCMAKE_CXX_FLAGS="-fsanitize=thread" -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=thread -fuse-ld=lld" \
   -DAMQ_TEST_SHARDS=2 >/dev/null
 stage build cmake --build "$build" -j "$(nproc)" --target threaded_tests
 export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1"
