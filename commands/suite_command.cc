@@ -250,18 +250,34 @@ int SuiteCommand(const Args& args) {
     }
   }
   // Every experiment's inputs are read and checked before the first cell of the suite runs.
-  for (std::size_t i : chosen) {
-    SuiteExperiment& e = suite.experiments[i];
-    if (!e.plan->SkipReason().empty()) continue;
-    try {
-      e.plan->Prepare();
-      CheckFitsInMemory(*e.plan, shard, allow_oversubscribe);
-    } catch (const InputError& error) {
-      throw InputError(e.where + ": experiment '" + e.id + "': " + error.what());
+  const auto for_each_experiment = [&](const auto& step) {
+    for (std::size_t i : chosen) {
+      SuiteExperiment& e = suite.experiments[i];
+      if (!e.plan->SkipReason().empty()) continue;
+      try {
+        step(*e.plan);
+      } catch (const InputError& error) {
+        throw InputError(e.where + ": experiment '" + e.id + "': " + error.what());
+      }
     }
-  }
+  };
+  for_each_experiment([](ExperimentPlan& plan) { plan.Prepare(); });
   const std::vector<std::size_t> beside =
       jobs > 1 ? ExperimentsBesideEachOther(suite, chosen, out_dir, resume) : std::vector<std::size_t>{};
+  // The memory checks' estimates first, a core each: the cells of this shard, and every cell of
+  // the experiments --jobs runs beside each other (their check reads them all).
+  std::vector<std::pair<ExperimentPlan*, std::size_t>> estimated;
+  for (std::size_t n = 0; n < chosen.size(); ++n) {
+    ExperimentPlan& plan = *suite.experiments[chosen[n]].plan;
+    if (!plan.SkipReason().empty()) continue;
+    const bool all = std::find(beside.begin(), beside.end(), n) != beside.end();
+    const std::vector<bool> mine = CellsOfShard(plan.cells(), shard);
+    for (std::size_t i = 0; i < plan.cells().size(); ++i) {
+      if (all || mine[i]) estimated.emplace_back(&plan, i);
+    }
+  }
+  WarmMemoryEstimates(estimated, std::max(1u, std::thread::hardware_concurrency()));
+  for_each_experiment([&](ExperimentPlan& plan) { CheckFitsInMemory(plan, shard, allow_oversubscribe); });
   if (!beside.empty()) CheckJobsFitInMemory(suite, chosen, beside, jobs, allow_oversubscribe);
   preparing.reset();  // the inputs are read: from here a signal stops at the next cell
   if (Interrupted()) {

@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -77,20 +78,28 @@ std::optional<std::uint64_t> MeasureBuildBytes(const FilterParams& params, std::
 }
 
 // A filter's measure_build_bytes (harness/cell/registry.h), measured once per process for each
-// (filter, parameters, keys): a suite's experiments share many cells' shapes.
+// (filter, parameters, keys): a suite's experiments share many cells' shapes. Thread-safe: the
+// suite measures several cells' builds at once (WarmMemoryEstimates, harness/run/runner.h), each
+// in its own child, so the lock is not held while one is measured; a shape two threads measure
+// at the same time keeps the first answer.
 using BuildBytesMeasure = std::optional<std::uint64_t> (*)(const FilterParams&, std::size_t keys);
 inline std::optional<std::uint64_t> MeasureBuildBytesOnce(std::string_view filter,
                                                           BuildBytesMeasure measure,
                                                           const FilterParams& params,
                                                           std::size_t keys) {
+  static std::mutex guard;
   static std::map<std::string, std::optional<std::uint64_t>> measured;
   std::ostringstream key;
   key << filter << ' ' << params.capacity << ' ' << keys << ' ' << params.target_fpr << ' '
       << params.bits_per_key << ' ' << params.max_load << ' ' << params.max_kicks << ' '
       << params.seed;
-  auto it = measured.find(key.str());
-  if (it == measured.end()) it = measured.emplace(key.str(), measure(params, keys)).first;
-  return it->second;
+  {
+    const std::lock_guard<std::mutex> lock(guard);
+    if (const auto it = measured.find(key.str()); it != measured.end()) return it->second;
+  }
+  const std::optional<std::uint64_t> bytes = measure(params, keys);
+  const std::lock_guard<std::mutex> lock(guard);
+  return measured.emplace(key.str(), bytes).first->second;
 }
 
 // Bytes of the key and query buffers a filters cell holds while it runs.

@@ -3,8 +3,13 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstring>
 #include <memory>
+#include <thread>
+#include <vector>
+
+#include "harness/cell/memory_estimate.h"
 
 namespace amq {
 namespace {
@@ -47,6 +52,59 @@ TEST(ProcessMemory, AChildsGrowthIsWhatItTouched) {
   });
   ASSERT_TRUE(idle.has_value());
   EXPECT_LT(*idle, std::uint64_t{1} << 20);
+}
+
+// The suite measures several builds at once (WarmMemoryEstimates): children forked from four
+// threads together each report their own growth, 4, 8, 12 and 16 MiB (AddressSanitizer adds
+// an eighth for its shadow), not another's.
+TEST(ProcessMemory, ChildrenForkedFromThreadsAtOnceEachReportTheirOwn) {
+  std::vector<std::optional<std::uint64_t>> touched(4);
+  std::vector<std::thread> threads;
+  for (std::size_t t = 0; t < touched.size(); ++t) {
+    threads.emplace_back([&touched, t] {
+      const std::size_t bytes = (t + 1) << 22;
+      touched[t] = PeakGrowthInChild([&](const auto& mark) {
+        mark();
+        std::unique_ptr<char[]> block(new char[bytes]);
+        std::memset(block.get(), 1, bytes);
+        asm volatile("" : : "r"(block.get()) : "memory");
+        mark();
+      });
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  for (std::size_t t = 0; t < touched.size(); ++t) {
+    const std::uint64_t bytes = (t + 1) << 22;
+    ASSERT_TRUE(touched[t].has_value()) << t;
+    EXPECT_GE(*touched[t], bytes) << t;
+    EXPECT_LT(*touched[t], bytes + (std::uint64_t{4} << 20)) << t;  // the next child's size
+  }
+}
+
+// One answer per build shape, whichever thread asks first; a shape already measured is not
+// measured again.
+std::atomic<int> measured_calls{0};
+std::optional<std::uint64_t> CountedMeasure(const FilterParams& params, std::size_t keys) {
+  measured_calls.fetch_add(1);
+  return params.capacity * 10 + keys;
+}
+
+TEST(ProcessMemory, BuildBytesAreMeasuredOncePerShapeAcrossThreads) {
+  FilterParams params;
+  params.capacity = 1000;
+  params.seed = 424242;  // a shape no other test measures: the cache lives as long as the process
+  std::vector<std::optional<std::uint64_t>> answers(8);
+  std::vector<std::thread> threads;
+  for (std::size_t t = 0; t < answers.size(); ++t) {
+    threads.emplace_back([&, t] { answers[t] = MeasureBuildBytesOnce("counted", &CountedMeasure, params, 7); });
+  }
+  for (std::thread& t : threads) t.join();
+  for (const auto& a : answers) EXPECT_EQ(a, std::optional<std::uint64_t>(10007));
+  const int calls = measured_calls.load();
+  EXPECT_GE(calls, 1);
+  EXPECT_LE(calls, 8);
+  EXPECT_EQ(MeasureBuildBytesOnce("counted", &CountedMeasure, params, 7), std::optional<std::uint64_t>(10007));
+  EXPECT_EQ(measured_calls.load(), calls);  // cached: not measured again
 }
 
 }  // namespace

@@ -134,6 +134,24 @@ std::vector<bool> CellsOfShard(const std::vector<CellPlan>& cells, const Shard& 
   return mine;
 }
 
+void WarmMemoryEstimates(const std::vector<std::pair<ExperimentPlan*, std::size_t>>& cells,
+                         unsigned threads) {
+  std::atomic<std::size_t> next{0};
+  const auto worker = [&] {
+    for (std::size_t k; (k = next.fetch_add(1)) < cells.size();) {
+      try {
+        (void)cells[k].first->EstimateMemory(cells[k].second);
+      } catch (...) {
+        // Asked again, on this thread's caller, by the check that reports it.
+      }
+    }
+  };
+  std::vector<std::thread> team;
+  for (unsigned t = 1; t < std::max(1u, threads); ++t) team.emplace_back(worker);
+  worker();
+  for (std::thread& t : team) t.join();
+}
+
 void CheckFitsInMemory(ExperimentPlan& plan, const Shard& shard, bool allow) {
   const std::vector<CellPlan>& cells = plan.cells();
   const std::vector<bool> mine = CellsOfShard(cells, shard);
