@@ -24,6 +24,7 @@
 #include "harness/kinds/all.h"
 #include "harness/cell/process_memory.h"
 #include "harness/machine/machine_report.h"
+#include "harness/machine/thread_team.h"
 #include "harness/run/child_process.h"
 #include "harness/run/result_file.h"
 #include "harness/run/result_writer.h"
@@ -264,8 +265,10 @@ int SuiteCommand(const Args& args) {
   for_each_experiment([](ExperimentPlan& plan) { plan.Prepare(); });
   const std::vector<std::size_t> beside =
       jobs > 1 ? ExperimentsBesideEachOther(suite, chosen, out_dir, resume) : std::vector<std::size_t>{};
-  // The memory checks' estimates first, a core each: the cells of this shard, and every cell of
-  // the experiments --jobs runs beside each other (their check reads them all).
+  // The memory checks' estimates first, on every core this process may use (taskset, cgroups,
+  // a scheduler's allocation), at most 8 at once: each holds a scaled build of up to 2^19 keys.
+  // The cells of this shard, and every cell of the experiments --jobs runs beside each other
+  // (their check reads them all).
   std::vector<std::pair<ExperimentPlan*, std::size_t>> estimated;
   for (std::size_t n = 0; n < chosen.size(); ++n) {
     ExperimentPlan& plan = *suite.experiments[chosen[n]].plan;
@@ -276,7 +279,7 @@ int SuiteCommand(const Args& args) {
       if (all || mine[i]) estimated.emplace_back(&plan, i);
     }
   }
-  WarmMemoryEstimates(estimated, std::max(1u, std::thread::hardware_concurrency()));
+  WarmMemoryEstimates(estimated, static_cast<unsigned>(std::min<std::size_t>(PlacementCpus().size(), 8)));
   for_each_experiment([&](ExperimentPlan& plan) { CheckFitsInMemory(plan, shard, allow_oversubscribe); });
   if (!beside.empty()) CheckJobsFitInMemory(suite, chosen, beside, jobs, allow_oversubscribe);
   preparing.reset();  // the inputs are read: from here a signal stops at the next cell
