@@ -27,10 +27,31 @@
 // Insert (power of two choices, as in the paper): read both blocks' occupancies and put the
 // tag into the less full one (the first on a tie), at the end of its bucket: a 0 is inserted
 // into the metadata at the bucket's closing 1, and the tags from that slot on move up by one.
-// When both blocks are full the insert is refused and counted (insert_failures). Lookup: the
-// tag compared with the tags of the bucket in both blocks. Erase removes one matching tag from
-// the first block that has one (as a cuckoo filter, a key never inserted may remove a
-// colliding key's tag).
+// When both blocks are full the insert is refused and counted (insert_failures). Shortcut (the
+// authors' code, as FastFilter bundles it, reads the second block only when the first has
+// fewer than 12 of its 48 slots free): in vqf8 a key goes to its first block without the second
+// being read while the first holds at most 36 tags, so most inserts touch one line. It costs
+// balance: filling 10^6-key tables until the first refusal (seeds 1-3) stops at load 0.952-0.957
+// with it against 0.956-0.959 without; filled to the 0.93 cap, 2,000 random key sets at each of
+// 71 sizes from 3 to 300 blocks saw 59 tables refuse a key with it against 4 without, 21 of
+// the 59 at 3 blocks and none above 57, and 12,000 sets at 64 to 2,048 blocks none either way.
+// So it applies from 64 blocks (n of about 2,860 at the cap) up. vqf16 has none: its 28-slot
+// blocks lose more (with a three-quarter shortcut, first refusals at 0.905-0.917 against a
+// 0.90 cap, and refusals below the cap at n = 100 to 10^4). At n = 10^6 (-march=native) the
+// shortcut took vqf8 inserts from 24.5 to 21.2 ns in a plain insert loop, and with the
+// branch-free metadata shift below, amqbench_micro's from 23.7 to 17.6 ns (medians of three
+// alternating runs).
+//
+// Lookup: the tag compared with the tags of the bucket in both blocks. On the AVX-512 path a
+// block whose 48 (28) tag lanes hold no copy of the tag at all answers no before its bucket's
+// slots are located (at the 0.93 cap, about five blocks in six for an absent key). In vqf8 the
+// first block is compared first and a match there ends the lookup: with the shortcut most
+// members are in their first block, so that branch is mostly right for members as for absent
+// keys. (Without the shortcut a member is in either block about as often, and stopping at the
+// first made member lookups slower here, 16.6 to 16.8 against 15.2 to 15.8 ns; vqf16 compares
+// both blocks before either answer is used.) Erase removes one matching tag from the first
+// block that has one (as a cuckoo filter, a key never inserted may remove a colliding key's
+// tag).
 //
 // Theory. A lookup of a non-member compares its tag with every tag in bucket q of its two
 // blocks. At load alpha (tags / (s * blocks)) a block holds alpha s tags over b buckets, so each
@@ -51,14 +72,15 @@
 // Sizing: blocks = ceil(n / (s L)), L = --max-load, at most (and by default) 0.93 for vqf8 and
 // 0.90 for vqf16. 0.93 is FastFilter's configuration (n / 0.93 slots), which reads 11.47
 // bits/key for vqf8 at n = 10^6. The cap is where two choices stop being enough: filling
-// 10^6-key tables with random keys until the first refusal (seeds 1-3, /tmp/vqf/load.cc) the
-// first refusal came at load 0.954-0.957 for vqf8 and 0.917-0.930 for vqf16 (28-slot blocks
-// spread more, relative to their size). So the table families' shared fill rule, 0.96, would
-// size a VQF that refuses keys; it gets the cap instead. The tag width is part of the type
-// (kFixedWidth): --fpr and --bits-per-key do not change it.
+// 10^6-key tables with random keys until the first refusal (seeds 1-3) the first refusal came
+// at load 0.952-0.957 for vqf8 (with the shortcut; 0.956-0.959 without) and 0.917-0.930 for
+// vqf16 (28-slot blocks spread more, relative to their size). So the table families' shared
+// fill rule, 0.96, would size a VQF that refuses keys; it gets the cap instead. The tag width
+// is part of the type (kFixedWidth): --fpr and --bits-per-key do not change it.
 //
 // Concurrent inserts (core/concurrent_insert.h). The paper's thread-safe VQF locks a key's two
-// blocks, in a fixed order, for the whole insert, since choosing the less full one reads both.
+// blocks, in a fixed order, for the whole insert, since choosing the less full one reads both
+// (with the shortcut, ours takes both locks still and reads the second only as insert() does).
 // Its lock is a bit in each block; ours is InsertLocks' byte per block, outside the block, so
 // the layout and the bytes stay the paper's and the sequential insert is untouched. The locks
 // are taken in ascending block order (one when b1 = b2) before either occupancy is read; the
@@ -121,6 +143,7 @@ struct Geometry<8> {
   static constexpr int kSlots = 48, kBuckets = 80, kMetadataWords = 2;
   static constexpr std::string_view kName = "vqf8";
   static constexpr double kMaxLoad = 0.93;
+  static constexpr int kShortcutFill = 36;  // three quarters of the slots (see Insert above)
 };
 template <>
 struct Geometry<16> {
@@ -128,6 +151,7 @@ struct Geometry<16> {
   static constexpr int kSlots = 28, kBuckets = 36, kMetadataWords = 1;
   static constexpr std::string_view kName = "vqf16";
   static constexpr double kMaxLoad = 0.90;
+  static constexpr int kShortcutFill = -1;  // none (see Insert above)
 };
 
 // The paper's formulas (see the header comment).
@@ -193,6 +217,11 @@ class Vqf {
   // The highest fill a table is sized for, and the default (see Sizing above).
   static constexpr double kMaxLoad = G::kMaxLoad;
   static constexpr std::size_t kLookupAhead = 16;  // contains_many: keys prefetched ahead
+  // The insert shortcut (see the header comment): a key goes to its first block without the
+  // second being read while the first holds at most kShortcutFill tags, in tables of at least
+  // kShortcutMinBlocks blocks; -1 for none.
+  static constexpr int kShortcutFill = G::kShortcutFill;
+  static constexpr std::size_t kShortcutMinBlocks = 64;
   static constexpr std::string_view kName = G::kName;
   static constexpr std::string_view kFamily = "vqf";
   static constexpr bool kFixedWidth = true;
@@ -218,7 +247,10 @@ class Vqf {
 
   // The block count given directly: the tests' way to build a filter that fills up.
   Vqf(const FilterParams& p, std::size_t blocks)
-      : seed_(SpreadSeed(p.seed)), max_load_(MaxLoadOf(p)), blocks_(blocks) {
+      : seed_(SpreadSeed(p.seed)),
+        max_load_(MaxLoadOf(p)),
+        shortcut_fill_(blocks >= kShortcutMinBlocks ? kShortcutFill : -1),
+        blocks_(blocks) {
     if (blocks == 0 || blocks >= (std::uint64_t{1} << 32)) {
       throw std::invalid_argument("vqf: blocks must be in 1 .. 2^32 - 1");
     }
@@ -228,8 +260,17 @@ class Vqf {
   bool insert(std::uint64_t key) {
     const Location l = Locate(key);
     Block& first = blocks_[l.first];
+    const int fill_first = Occupancy(first);
+    if constexpr (kShortcutFill >= 0) {
+      if (fill_first <= shortcut_fill_) {
+        InsertIntoBlock(first, l.bucket, l.tag, fill_first);
+        ++shortcut_inserts_;
+        ++stored_;
+        return true;
+      }
+    }
     Block& second = blocks_[l.second];
-    const int fill_first = Occupancy(first), fill_second = Occupancy(second);
+    const int fill_second = Occupancy(second);
     const bool to_second = fill_second < fill_first;
     if ((to_second ? fill_second : fill_first) == kSlots) {
       ++insert_failures_;
@@ -252,7 +293,9 @@ class Vqf {
     const Location l = Locate(key);
     std::size_t held[2] = {static_cast<std::size_t>(l.first), static_cast<std::size_t>(l.second)};
     locks.LockAscending(held);
-    const int fill_first = Occupancy(blocks_[l.first]), fill_second = Occupancy(blocks_[l.second]);
+    const int fill_first = Occupancy(blocks_[l.first]);
+    const bool shortcut = kShortcutFill >= 0 && fill_first <= shortcut_fill_;
+    const int fill_second = shortcut ? kSlots : Occupancy(blocks_[l.second]);
     const bool to_second = fill_second < fill_first;
     const int fill = to_second ? fill_second : fill_first;
     if (fill < kSlots) InsertIntoBlock(blocks_[to_second ? l.second : l.first], l.bucket, l.tag, fill);
@@ -261,20 +304,13 @@ class Vqf {
       AtomicAdd<std::uint64_t>(insert_failures_, 1);
       return false;
     }
+    if (shortcut) AtomicAdd<std::uint64_t>(shortcut_inserts_, 1);
     if (to_second) AtomicAdd<std::uint64_t>(second_choice_inserts_, 1);
     AtomicAdd<std::uint64_t>(stored_, 1);
     return true;
   }
 
-  // Both blocks are compared before either answer is used: a present key is in either, and
-  // stopping after a match in the first made member lookups slower here (16.6 to 16.8 against
-  // 15.2 to 15.8 ns at n = 10^6, out of line, three alternating runs: the branch goes either way
-  // for members) to gain about 0.5 ns on absent keys.
-  bool contains(std::uint64_t key) const {
-    const Location l = Locate(key);
-    return (BucketMatches(blocks_[l.first], l.bucket, l.tag) |
-            BucketMatches(blocks_[l.second], l.bucket, l.tag)) != 0;
-  }
+  bool contains(std::uint64_t key) const { return EitherBucketMatches(Locate(key)); }
 
   std::size_t contains_many(std::span<const std::uint64_t> keys, std::span<std::uint8_t> out) const {
     return PipelinedContains<kLookupAhead>(
@@ -285,10 +321,7 @@ class Vqf {
           __builtin_prefetch(&blocks_[l.second]);
           return l;
         },
-        [this](const Location& l) {
-          return (BucketMatches(blocks_[l.first], l.bucket, l.tag) |
-                  BucketMatches(blocks_[l.second], l.bucket, l.tag)) != 0;
-        });
+        [this](const Location& l) { return EitherBucketMatches(l); });
   }
 
   bool erase(std::uint64_t key) {
@@ -311,6 +344,7 @@ class Vqf {
   }
   std::size_t blocks() const { return blocks_.size(); }
   std::uint64_t second_choice_inserts() const { return second_choice_inserts_; }
+  std::uint64_t shortcut_inserts() const { return shortcut_inserts_; }
 
   Theory theory() const {
     return {vqf_detail::Fpr(kTagBits, kSlots, kBuckets, load_factor()),
@@ -337,6 +371,28 @@ class Vqf {
     const std::uint64_t g = (((fingerprint + 1) * 0x9e3779b97f4a7c15ULL) >> 32) * n >> 32;
     l.second = g >= l.first ? g - l.first : g + n - l.first;
     return l;
+  }
+
+  // The lookup (see Lookup in the header comment). With the insert shortcut most members sit in
+  // their first block, so stopping at a match there is the branch's usual outcome for members
+  // and absent keys alike. Without it (vqf16) a member is in either block about as often, so no
+  // branch depends on which: both lines are compared, and the one branch is whether either
+  // holds the tag anywhere (no for almost every absent key, yes for every member).
+  bool EitherBucketMatches(const Location& l) const {
+    const Block& first = blocks_[l.first];
+    const Block& second = blocks_[l.second];
+    if constexpr (kShortcutFill >= 0) {
+      return BucketMatches(first, l.bucket, l.tag) != 0 || BucketMatches(second, l.bucket, l.tag) != 0;
+    } else {
+#ifdef AMQ_VQF_HAVE_AVX512
+      if constexpr (kPath == VqfPath::kAvx512) {
+        const std::uint64_t in_first = SlotsEqualTo(first, l.tag), in_second = SlotsEqualTo(second, l.tag);
+        if ((in_first | in_second) == 0) return false;
+        return ((in_first & BucketMask(first, l.bucket)) | (in_second & BucketMask(second, l.bucket))) != 0;
+      }
+#endif
+      return (BucketMatches(first, l.bucket, l.tag) | BucketMatches(second, l.bucket, l.tag)) != 0;
+    }
   }
 
   // Tags a block holds: the zeros below its last one.
@@ -371,6 +427,10 @@ class Vqf {
       {"vqf_block_fill_mean", "number", "fraction", "VQF: mean over blocks of tags held / slots per block"},
       {"vqf_block_fill_max", "number", "fraction", "VQF: the fullest block's tags held / slots per block"},
       {"vqf_full_blocks", "integer", "blocks", "VQF: blocks with every slot taken"},
+      {"vqf_shortcut_inserts", "integer", "inserts",
+       "VQF: inserts placed in the key's first block without reading the second (the first held at most "
+       "three quarters of its slots)",
+       OverTrials::kSum},
       {"vqf_second_choice_inserts", "integer", "inserts",
        "VQF: inserts placed in the key's second block (it was strictly less full)", OverTrials::kSum},
       {"vqf_refused_inserts", "integer", "inserts",
@@ -390,6 +450,7 @@ class Vqf {
     s.put("vqf_block_fill_mean", load_factor());
     s.put("vqf_block_fill_max", static_cast<double>(fullest) / kSlots);
     s.put("vqf_full_blocks", full);
+    s.put("vqf_shortcut_inserts", shortcut_inserts_);
     s.put("vqf_second_choice_inserts", second_choice_inserts_);
     s.put("vqf_refused_inserts", insert_failures_);
   }
@@ -425,22 +486,28 @@ class Vqf {
   // what 64 - countl_zero(0) gives. One window, one select, no branch on which metadata word
   // holds the answer (as unpredictable as the key).
   static void BucketSlots(const Block& block, int q, int& start, int& end) {
+    const std::uint64_t window = BucketWindow(block, q, end);
+    start = 64 - std::countl_zero(window & ((std::uint64_t{1} << end) - 1));
+  }
+
+  // The metadata from bit q up, and end: BucketSlots' first half, all an insert needs.
+  static std::uint64_t BucketWindow(const Block& block, int q, int& end) {
+    // The metadata holds b ones in all, so the ones below bit q are b less those at or above
+    // it, which the shifted metadata holds: no mask for the bits below q.
     std::uint64_t window;
-    int ones_below;
+    int ones_above;
     if constexpr (kMetadataWords == 1) {
-      const std::uint64_t md = block.metadata[0];
-      window = md >> q;
-      ones_below = std::popcount(md & ((std::uint64_t{1} << q) - 1));
+      window = block.metadata[0] >> q;
+      ones_above = std::popcount(window);
     } else {
       using U128 = unsigned __int128;
       const U128 md = (static_cast<U128>(block.metadata[1]) << 64) | block.metadata[0];
-      window = static_cast<std::uint64_t>(md >> q);
-      const U128 below = md & ((U128{1} << q) - 1);
-      ones_below = std::popcount(static_cast<std::uint64_t>(below)) +
-                   std::popcount(static_cast<std::uint64_t>(below >> 64));
+      const U128 above = md >> q;
+      window = static_cast<std::uint64_t>(above);
+      ones_above = std::popcount(window) + std::popcount(static_cast<std::uint64_t>(above >> 64));
     }
-    end = Select64(window, q - ones_below);
-    start = 64 - std::countl_zero(window & ((std::uint64_t{1} << end) - 1));
+    end = Select64(window, q - (kBuckets - ones_above));
+    return window;
   }
 
   // Slots [start, end) as a bit mask; end <= s < 64.
@@ -450,37 +517,52 @@ class Vqf {
 
   // Nonzero when bucket q of the block holds tag.
   static std::uint64_t BucketMatches(const Block& block, int q, Tag tag) {
-    int start, end;
-    BucketSlots(block, q, start, end);
 #ifdef AMQ_VQF_HAVE_AVX512
     if constexpr (kPath == VqfPath::kAvx512) {
-      // One compare over the whole line; the metadata lanes are shifted out, then the mask
-      // keeps the bucket's slots only.
-      const __m512i line = _mm512_load_si512(&block);
-      std::uint64_t equal;
-      if constexpr (kTagBits == 8) {
-        equal = _mm512_cmpeq_epi8_mask(line, _mm512_set1_epi8(static_cast<char>(tag))) >> 16;
-      } else {
-        equal = _mm512_cmpeq_epi16_mask(line, _mm512_set1_epi16(static_cast<short>(tag))) >> 4;
-      }
-      return equal & SlotMask(start, end);
+      const std::uint64_t equal = SlotsEqualTo(block, tag);
+      if (equal == 0) return 0;
+      return equal & BucketMask(block, q);
     }
 #endif
+    int start, end;
+    BucketSlots(block, q, start, end);
     std::uint64_t found = 0;
     for (int s = start; s < end; ++s) found |= block.tags[s] == tag ? 1 : 0;
     return found;
   }
 
+  // Bucket q's slots as a bit mask.
+  static std::uint64_t BucketMask(const Block& block, int q) {
+    int start, end;
+    BucketSlots(block, q, start, end);
+    return SlotMask(start, end);
+  }
+
+#ifdef AMQ_VQF_HAVE_AVX512
+  // Bit i set when slot i holds tag (free slots hold 0): one compare over the whole line, the
+  // metadata lanes shifted out.
+  static std::uint64_t SlotsEqualTo(const Block& block, Tag tag) {
+    const __m512i line = _mm512_load_si512(&block);
+    if constexpr (kTagBits == 8) {
+      return _mm512_cmpeq_epi8_mask(line, _mm512_set1_epi8(static_cast<char>(tag))) >> 16;
+    } else {
+      return _mm512_cmpeq_epi16_mask(line, _mm512_set1_epi16(static_cast<short>(tag))) >> 4;
+    }
+  }
+#endif
+
   // A 0 inserted at bit pos of the metadata: the bits from pos up move up by one (the top bit,
-  // a free slot's 0 when the block is not full, falls off).
+  // a free slot's 0 when the block is not full, falls off). With two words, as one 128-bit
+  // word: no branch on which word pos is in (as unpredictable as the key).
   static void InsertZeroBit(std::uint64_t (&md)[kMetadataWords], int pos) {
     if constexpr (kMetadataWords == 2) {
-      if (pos < 64) {
-        md[1] = (md[1] << 1) | (md[0] >> 63);
-        md[0] = (md[0] & LowMask(pos)) | ((md[0] & ~LowMask(pos)) << 1);
-        return;
-      }
-      pos -= 64;
+      using U128 = unsigned __int128;
+      const U128 word = (static_cast<U128>(md[1]) << 64) | md[0];
+      const U128 below = (U128{1} << pos) - 1;
+      const U128 out = (word & below) | ((word & ~below) << 1);
+      md[0] = static_cast<std::uint64_t>(out);
+      md[1] = static_cast<std::uint64_t>(out >> 64);
+      return;
     }
     std::uint64_t& w = md[kMetadataWords - 1];
     w = (w & LowMask(pos)) | ((w & ~LowMask(pos)) << 1);
@@ -488,12 +570,13 @@ class Vqf {
   // The bit at pos removed: the bits above it move down by one, a 0 enters at the top.
   static void RemoveBit(std::uint64_t (&md)[kMetadataWords], int pos) {
     if constexpr (kMetadataWords == 2) {
-      if (pos < 64) {
-        md[0] = (md[0] & LowMask(pos)) | ((md[0] >> 1) & ~LowMask(pos)) | (md[1] << 63);
-        md[1] >>= 1;
-        return;
-      }
-      pos -= 64;
+      using U128 = unsigned __int128;
+      const U128 word = (static_cast<U128>(md[1]) << 64) | md[0];
+      const U128 below = (U128{1} << pos) - 1;
+      const U128 out = (word & below) | ((word >> 1) & ~below);
+      md[0] = static_cast<std::uint64_t>(out);
+      md[1] = static_cast<std::uint64_t>(out >> 64);
+      return;
     }
     std::uint64_t& w = md[kMetadataWords - 1];
     w = (w & LowMask(pos)) | ((w >> 1) & ~LowMask(pos));
@@ -501,8 +584,8 @@ class Vqf {
 
   // The block holds `fill` < s tags; tag joins the end of bucket q.
   static void InsertIntoBlock(Block& block, int q, Tag tag, int fill) {
-    int start, slot;
-    BucketSlots(block, q, start, slot);
+    int slot;
+    BucketWindow(block, q, slot);
     const int closing = slot + q;
     std::uint64_t md[kMetadataWords];
     std::memcpy(md, block.metadata, sizeof(md));
@@ -596,10 +679,12 @@ class Vqf {
 
   std::uint64_t seed_;
   double max_load_;
+  int shortcut_fill_;  // kShortcutFill, or -1 in tables under kShortcutMinBlocks blocks
   std::vector<Block> blocks_;
   std::uint64_t stored_ = 0;
   std::uint64_t insert_failures_ = 0;
   std::uint64_t second_choice_inserts_ = 0;
+  std::uint64_t shortcut_inserts_ = 0;
 };
 
 using Vqf8 = Vqf<8>;

@@ -241,12 +241,45 @@ TYPED_TEST(VqfTest, StatisticsDescribeTheFill) {
   const double fill_max = std::get<double>(by_name["vqf_block_fill_max"].value);
   EXPECT_GE(fill_max, f.load_factor());
   EXPECT_LE(fill_max, 1.0);
-  // Two choices: a large share goes to the second block (it is strictly less full about
-  // half the time once blocks differ), none refused at the default fill.
+  // Two choices: of the inserts that read both blocks, a large share goes to the second (it is
+  // strictly less full about half the time once blocks differ), none refused at the default
+  // fill. With the shortcut (vqf8) most keys go to their first block unread: every one while
+  // blocks are at most three quarters full, which is most of the way to 0.93.
+  const auto shortcut = std::get<std::uint64_t>(by_name["vqf_shortcut_inserts"].value);
   const auto second = std::get<std::uint64_t>(by_name["vqf_second_choice_inserts"].value);
-  EXPECT_GT(second, kKeys / 4);
-  EXPECT_LT(second, kKeys * 3 / 4);
+  EXPECT_EQ(shortcut, f.shortcut_inserts());
+  if constexpr (TypeParam::kShortcutFill >= 0) {
+    EXPECT_GT(shortcut, kKeys / 2);
+  } else {
+    EXPECT_EQ(shortcut, 0u);
+  }
+  const std::uint64_t two_choice = kKeys - shortcut;
+  EXPECT_GT(second, two_choice / 4);
+  EXPECT_LT(second, two_choice * 3 / 4);
   EXPECT_EQ(std::get<std::uint64_t>(by_name["vqf_refused_inserts"].value), 0u);
+}
+
+// The shortcut applies from kShortcutMinBlocks blocks up, and only while the first block holds
+// at most kShortcutFill tags: under that many blocks every insert reads both.
+TYPED_TEST(VqfTest, ShortcutOnlyInTablesOfEnoughBlocks) {
+  const auto keys = UniformKeys(13, KeyStream::kMembers, 40 * TypeParam::kSlots);
+  for (const std::size_t blocks : {TypeParam::kShortcutMinBlocks - 1, TypeParam::kShortcutMinBlocks}) {
+    TypeParam f(Params(keys.size(), 0, 0, 6), blocks);
+    const std::size_t fill = blocks * TypeParam::kSlots * 3 / 5;  // below three quarters in every block
+    for (std::size_t i = 0; i < fill; ++i) ASSERT_TRUE(f.insert(keys[i]));
+    const bool takes_shortcut = TypeParam::kShortcutFill >= 0 && blocks >= TypeParam::kShortcutMinBlocks;
+    if (takes_shortcut) {
+      // Each block at most three quarters full takes its keys unread: all of them but those
+      // that found their first block past kShortcutFill.
+      EXPECT_GT(f.shortcut_inserts(), fill * 9 / 10) << blocks << " blocks";
+      EXPECT_LT(f.second_choice_inserts(), fill / 10) << blocks << " blocks";
+    } else {
+      EXPECT_EQ(f.shortcut_inserts(), 0u) << blocks << " blocks";
+      EXPECT_GT(f.second_choice_inserts(), fill / 4) << blocks << " blocks";
+    }
+    EXPECT_EQ(CountContained(f, std::span(keys).first(fill)), fill);
+    EXPECT_EQ(f.Validate(), "");
+  }
 }
 
 TYPED_TEST(VqfTest, BuildPathAnswersAsThePortablePath) {
