@@ -305,6 +305,12 @@ Solved<Row> Solve(std::span<const std::uint64_t> keys, std::uint64_t seed, int m
 // and a back-substitution that draws the free variables from the attempt seed. It also
 // estimates the share of non-key rows in the span of the key rows (filters/homog_ribbon.h:
 // those are the false positives beyond 2^-r), from `span_samples` rows hashed from the seed.
+// The sample is stratified: row k starts uniformly at random within the k-th of span_samples
+// equal stretches of the starts, so the rows are reduced front to back, as banding walks the
+// matrix, rather than at random places in it (where each one missed the caches: at n = 10^6
+// the random sample cost about a quarter of the build). Each row's start is still uniform over
+// all starts, so the share stays an unbiased estimate of p, with no more variance than a
+// sample of independent rows.
 template <class Row, int kWidth, class Layout>
 Solved<Row> SolveHomogeneous(std::span<const std::uint64_t> keys, std::uint64_t seed,
                              std::size_t slots, int result_bits, const Layout& layout,
@@ -317,9 +323,14 @@ Solved<Row> SolveHomogeneous(std::span<const std::uint64_t> keys, std::uint64_t 
   banding.Run(keys, slots, starts, out.seed, /*result_bits=*/0);
   std::size_t in_span = 0;
   const std::uint64_t sample_seed = SpreadSeed(out.seed ^ 0x5a3c'96e1'0f2b'd487ULL);
+  // Row k's start: (k + u) starts / span_samples for u = the top 32 bits of a second hash over
+  // 2^32, computed as ((k 2^32 + u 2^32) (starts 2^32 / span_samples)) / 2^64, below starts.
+  const U128 stretch = span_samples ? (static_cast<U128>(starts) << 32) / span_samples : 0;
   for (std::size_t k = 0; k < span_samples; ++k) {
     const std::uint64_t h = HashKey(k, sample_seed);
-    in_span += banding.InSpan(ReduceRange(h, starts), CoefficientsOf<Row>(h));
+    const std::uint64_t position = (static_cast<std::uint64_t>(k) << 32) | (MurmurMix64(h) >> 32);
+    const auto start = static_cast<std::uint64_t>((position * stretch) >> 64);
+    in_span += banding.InSpan(start, CoefficientsOf<Row>(h));
   }
   span_share = span_samples ? static_cast<double>(in_span) / span_samples : 0.0;
   out.words = BackSubstitute(banding, slots, result_bits, layout, out.seed);
