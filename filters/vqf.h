@@ -38,7 +38,7 @@
 // So it applies from 64 blocks (n of about 2,860 at the cap) up. vqf16 has none: its 28-slot
 // blocks lose more (with a three-quarter shortcut, first refusals at 0.905-0.917 against a
 // 0.90 cap, and refusals below the cap at n = 100 to 10^4). At n = 10^6 (-march=native) the
-// shortcut took vqf8 inserts from 24.5 to 21.2 ns in a plain insert loop, and with the
+// shortcut took vqf8 inserts from 24.7 to 21.4 ns in a plain insert loop, and with the
 // branch-free metadata shift below, amqbench_micro's from 23.7 to 17.6 ns (medians of three
 // alternating runs).
 //
