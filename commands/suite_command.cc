@@ -7,6 +7,7 @@
 #include <boost/program_options.hpp>
 #include <charconv>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -26,6 +27,7 @@
 #include "harness/machine/machine_report.h"
 #include "harness/machine/thread_team.h"
 #include "harness/run/child_process.h"
+#include "harness/run/others_cpu.h"
 #include "harness/run/result_file.h"
 #include "harness/run/result_writer.h"
 #include "harness/run/runner.h"
@@ -413,6 +415,7 @@ int SuiteCommand(const Args& args) {
     const std::string out = (fs::path(out_dir) / e.output_name()).string();
     Json entry = {{"id", e.id}, {"kind", e.kind}, {"file", e.output_name()}, {"skipped", nullptr}};
     const auto experiment_started = std::chrono::steady_clock::now();
+    const CpuSample cpu_before = SampleCpu();
     if (const std::string why = e.plan->SkipReason(); !why.empty()) {
       std::fprintf(stderr, "%sskipped: %s\n", prefix.c_str(), why.c_str());
       entry["skipped"] = why;
@@ -444,6 +447,15 @@ int SuiteCommand(const Args& args) {
       entry["cells_run"] = outcome.cells_run;
       entry["cells_kept"] = outcome.cells_kept;
       entry["complete"] = outcome.complete;
+      // Whether the machine was quiet while it ran (harness/run/others_cpu.h): the report shows
+      // it beside each experiment's time, and a timed one run beside other work is named now.
+      if (const auto others = OthersCores(cpu_before, SampleCpu())) {
+        entry["others_cpu_cores"] = std::round(*others * 1000) / 1000;
+        if (e.timed && *others > kQuietMachineMaxOthersCores && SecondsSince(experiment_started) >= 1) {
+          std::fprintf(stderr, "%swarning: other processes used %.2f cores on average while it ran; its timings are not a quiet machine's\n",
+                       prefix.c_str(), *others);
+        }
+      }
     }
     cost_before += costs[n];
     entry["seconds"] = SecondsSince(experiment_started);

@@ -702,6 +702,14 @@ TEST_F(Suite, AnOnlyRunKeepsTheManifestEntriesOfTheOthers) {
   ASSERT_EQ(Run("suite " + suite + " --out-dir " + out).status, 0);
   const json first = json::parse(ReadFile(fs::path(out) / "suite_run.json"));
   ASSERT_EQ(first["experiments"].size(), 3u);
+  // Each experiment says how much CPU others took while it ran (harness/run/others_cpu.h):
+  // a figure, never negative, wherever /proc/stat exists; its size depends on the machine.
+  if (fs::exists("/proc/stat")) {
+    for (const json& e : first["experiments"]) {
+      ASSERT_TRUE(e.contains("others_cpu_cores") && e["others_cpu_cores"].is_number()) << e.dump();
+      EXPECT_GE(e["others_cpu_cores"].get<double>(), 0.0) << e["id"];
+    }
+  }
   ASSERT_EQ(Run("suite " + suite + " --only adversarial --force --out-dir " + out).status, 0);
   const json second = json::parse(ReadFile(fs::path(out) / "suite_run.json"));
   ASSERT_EQ(second["experiments"].size(), 3u);

@@ -34,6 +34,7 @@ class Experiment:
     charts: tuple[str, ...] = ()
     build: str = ""  # micro: the amqbench_micro build it ran, "portable" or "native"
     keys: tuple[int, ...] = ()  # micro: the n list it ran at (amqbench_micro --keys); () for 10^6
+    timed: bool = True  # whether the report reads its timings (false: it may run beside others)
     # Every other key the suite gives it (keys, fpr, load_steps, trace, queries_per_set, ...), as
     # the suite file has them (not --quick's): what a section tells experiments of one section
     # apart by.
@@ -72,6 +73,7 @@ class Suite:
         experiments = [
             Experiment(e["id"], e.get("kind", ""), e.get("title", e["id"]), e.get("section", e["id"]),
                        tuple(e.get("charts", [])), e.get("build", ""), tuple(e.get("keys", [])),
+                       bool(e.get("timed", True)),
                        MappingProxyType({k: v for k, v in e.items() if k not in NOT_PARAMS}))
             for e in doc.get("experiment", [])
         ]

@@ -363,3 +363,32 @@ def test_first_failure_over_tables_gives_its_spread():
     assert "1 never failed, counted at the load reached (a lower bound)" in text
     one = rows[rows["seed"] == 2]
     assert cuckoo_load.first_failure(one) == (0.962, "first failed insert at load 0.9620")
+
+
+def test_provenance_says_whether_the_timed_experiments_ran_on_a_quiet_machine(tmp_path):
+    from sections import provenance
+
+    directory = results_dir(tmp_path, "space.jsonl", "micro.json", "suite_run.json")
+    manifest = json.loads((directory / "suite_run.json").read_text())
+    for entry in manifest["experiments"]:
+        entry["others_cpu_cores"] = {"space": 0.012, "micro": 0.01}.get(entry["id"], 0.0)
+    (directory / "suite_run.json").write_text(json.dumps(manifest))
+    text = provenance.render(result_set(directory))
+    assert ("- Quiet machine: while each of the 2 timed experiments ran, other processes used at most"
+            " 0.01 cores on average (`space`).") in text
+    assert "| space | space | `space.jsonl` | v2 | 6 | yes | 4 | 0.01 |" in text
+
+    for entry in manifest["experiments"]:
+        entry["others_cpu_cores"] = {"space": 0.012, "micro": 0.8}.get(entry["id"], 0.0)
+    (directory / "suite_run.json").write_text(json.dumps(manifest))
+    text = provenance.render(result_set(directory))
+    assert "- **Not a quiet machine**: other processes used more than 0.25 cores on average while `micro` (0.80) ran" in text
+    assert "Quiet machine:" not in text
+
+    # A manifest from before the suite measured it: no line, a dash in the column.
+    for entry in manifest["experiments"]:
+        del entry["others_cpu_cores"]
+    (directory / "suite_run.json").write_text(json.dumps(manifest))
+    text = provenance.render(result_set(directory))
+    assert "quiet machine" not in text.lower()
+    assert "| space | space | `space.jsonl` | v2 | 6 | yes | 4 | – |" in text

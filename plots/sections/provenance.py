@@ -38,6 +38,34 @@ def _suite_runs(manifest: dict) -> str:
     return text + (f"; {_seconds(entries):,.0f} s of experiment time in all." if earlier else ".")
 
 
+# A quarter of a core for a whole timed experiment: the line above which the suite warns
+# (harness/run/others_cpu.h, kQuietMachineMaxOthersCores); an idle VM shows 0.00-0.02.
+QUIET_MAX_OTHERS_CORES = 0.25
+
+
+def _others(entry: dict) -> float | None:
+    value = entry.get("others_cpu_cores")
+    return float(value) if isinstance(value, (int, float)) else None
+
+
+def _quiet_machine(loaded, manifest_entries: dict) -> str | None:
+    """One line on whether the timed experiments ran on a quiet machine: the CPU other processes
+    used while each ran (recorded by the suite since it measures it), and which ran beside work."""
+    timed = [(e.id, _others(manifest_entries.get(e.id, {}))) for e, _ in loaded if e.timed]
+    measured = [(i, o) for i, o in timed if o is not None]
+    if not measured:
+        return None
+    busy = [(i, o) for i, o in measured if o > QUIET_MAX_OTHERS_CORES]
+    worst = max(measured, key=lambda p: p[1])
+    if not busy:
+        return (f"- Quiet machine: while each of the {len(measured)} timed experiments ran, other"
+                f" processes used at most {worst[1]:.2f} cores on average (`{worst[0]}`).")
+    return ("- **Not a quiet machine**: other processes used more than"
+            f" {QUIET_MAX_OTHERS_CORES} cores on average while " + ", ".join(f"`{i}` ({o:.2f})" for i, o in busy)
+            + " ran; their timings read slower than this machine's alone and their verdicts on speed"
+            " are suspect.")
+
+
 def render(results: ResultSet) -> str | None:
     loaded = [(e, results.file(e.id)) for e in results.experiments()]
     if not loaded:
@@ -74,6 +102,7 @@ def render(results: ResultSet) -> str | None:
         rows.append([experiment.id, experiment.section, f"`{result.path.name}`", result.format,
                      count(len(result.frame)), "yes" if result.complete else "**no (interrupted)**",
                      f"{run['seconds']:,.0f}" if isinstance(run.get("seconds"), (int, float)) else "–",
+                     f"{_others(run):.2f}" if _others(run) is not None else "–",
                      result.context.get("command_line") or result.context.get("executable") or "–"])
     parts = [
         "## Where these numbers come from",
@@ -91,13 +120,17 @@ def render(results: ResultSet) -> str | None:
                    if isinstance(e, dict) and e.get("skipped")]
         if skipped:
             parts.append("- Skipped by the run: " + ", ".join(skipped) + ".")
+        quiet = _quiet_machine(loaded, seconds)
+        if quiet:
+            parts.append(quiet)
     parts += [
         "- Timings: median [min–max] over the repeats each command gives, ns per key; builds and"
         " inserts run on pre-faulted memory (an untimed warm-up build first; a dynamic filter's table"
         " is allocated and zeroed outside the timed loop). These VMs are shared: compare speeds as"
         " ratios within one run.",
         "",
-        table(["experiment", "section", "file", "format", "rows", "complete", "seconds", "command"],
+        table(["experiment", "section", "file", "format", "rows", "complete", "seconds",
+               "others' CPU (cores)", "command"],
               [[*r[:-1], f"`{r[-1]}`" if r[-1] != "–" else "–"] for r in rows]),
     ]
     return "\n".join(parts)
