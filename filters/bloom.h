@@ -78,7 +78,8 @@ class Bloom {
 
   // Each of a key's k probes is its own cache line: the pipeline (core/batched.h) prefetches
   // all k of the next 8 keys while it probes this one. Only the probes that run read them (an
-  // absent key stops at its first clear bit), but a miss costs far more than a prefetch.
+  // absent key stops at its first clear bit after the first three), but a miss costs far more
+  // than a prefetch.
   std::size_t contains_many(std::span<const std::uint64_t> keys, std::span<std::uint8_t> out) const {
     return PipelinedContains<8>(
         keys, out,
@@ -114,11 +115,30 @@ class Bloom {
   }
 
  private:
+  // The first kBranchFreeProbes bits are read without a branch between them and tested once:
+  // at the optimal k an absent key's probe finds a set bit with probability about 1/2, so a
+  // branch per probe mispredicts about once per absent lookup, while three bits read together
+  // are all set only 1/8 of the time. The rest exit early (a member's are all taken). Measured
+  // at n = 10^6, 1% (k = 7), -march=native, 3 alternating runs, ns per lookup: absent
+  // 17.4-17.7 -> 8.4-9.0, members 7.9-8.2 -> 8.3-8.7 (out of line: 18.9-19.1 -> 9.2-10.1 and
+  // 8.7-9.1 -> 9.0-10.9). counting_bloom.h does the same.
+  static constexpr int kBranchFreeProbes = 3;
+
   bool ContainsHash(std::uint64_t a) const {
     const std::uint64_t b = std::rotl(a, 32) | 1;
-    for (int i = 0; i < probes_; ++i, a += b) {
+    int i = 0;
+    if (probes_ >= kBranchFreeProbes) {
+      std::uint64_t all = ~std::uint64_t{0};
+#pragma GCC unroll 4
+      for (; i < kBranchFreeProbes; ++i, a += b) {
+        const std::uint64_t bit = ReduceRange(a, bits_);
+        all &= words_[bit >> 6] >> (bit & 63);
+      }
+      if ((all & 1) == 0) return false;
+    }
+    for (; i < probes_; ++i, a += b) {
       const std::uint64_t bit = ReduceRange(a, bits_);
-      // Early exit: most absent keys stop at the first or second probe.
+      // Early exit: the absent keys that passed the first three mostly stop at the next one.
       if ((words_[bit >> 6] & (1ULL << (bit & 63))) == 0) return false;
     }
     return true;

@@ -167,13 +167,32 @@ class CountingBloom {
 
   // k probes; kProbes > 0 fixes k at compile time (then probes_ equals it), so the probe loop
   // unrolls and every probe's address is computed ahead of the loads.
+  //
+  // The first kBranchFreeProbes counters are read without a branch between them and tested
+  // once: an absent key's probes each find a nonzero counter with probability about 1/2 at the
+  // optimal k, so one branch per probe mispredicts about once per absent lookup, while three
+  // read together pass together only 1/8 of the time. The rest exit early, as a member's are
+  // all taken. Measured at FastFilter's configuration (n = 10^6, 10 counters a key, k = 7,
+  // -march=native, 5 alternating runs, medians, ns per lookup out of line): absent 21.9 -> 12.4,
+  // members 11.5 -> 12.3 (every probe with its own branch -> the first three together; all
+  // seven together read 13.3-13.7 for both).
+  static constexpr int kBranchFreeProbes = 3;
+
   template <int kProbes>
   bool ContainsHashWith(std::uint64_t a) const {
     const std::uint64_t b = std::rotl(a, 32) | 1;
     const int probes = kProbes > 0 ? kProbes : probes_;
+    int i = 0;
+    if constexpr (kProbes >= kBranchFreeProbes) {
+      // Counter v is nonzero exactly when bit 4 of v + 15 is set (v <= 15).
+      std::uint64_t all = ~std::uint64_t{0};
+#pragma GCC unroll 4
+      for (; i < kBranchFreeProbes; ++i, a += b) all &= Get(ReduceRange(a, counters_)) + kMax;
+      if ((all & (kMax + 1)) == 0) return false;
+    }
 #pragma GCC unroll 16
-    for (int i = 0; i < probes; ++i, a += b) {
-      // Early exit: most absent keys stop at the first or second probe.
+    for (; i < probes; ++i, a += b) {
+      // Early exit: the absent keys that passed the first three mostly stop at the next one.
       if (Get(ReduceRange(a, counters_)) == 0) return false;
     }
     return true;
