@@ -39,6 +39,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/batched.h"
 #include "core/filter.h"
 #include "core/hashing.h"
 #include "core/stat_catalog.h"
@@ -76,20 +77,31 @@ class CountingBloom {
   }
 
   bool insert(std::uint64_t key) {
-    std::uint64_t a = HashKey(key, seed_);
-    const std::uint64_t b = std::rotl(a, 32) | 1;  // odd step, as in bloom.h
-    for (int i = 0; i < probes_; ++i, a += b) {
-      const std::uint64_t c = ReduceRange(a, counters_);
-      const std::uint64_t v = Get(c);
-      if (v == kMax) {
-        ++overflows_;  // the increment is lost: the counter is stuck
-        continue;
-      }
-      Add(c, 1);
-      if (v + 1 == kMax) ++saturated_;
-    }
-    ++keys_;
+    InsertHash(HashKey(key, seed_));
     return true;
+  }
+
+  // k lines per key, read and written: the pipeline (core/batched.h) prefetches the k counters'
+  // lines of the key 4 ahead, for writing, while it increments this one's (4 keys, 28 lines in
+  // flight at k = 7: at n = 10^6, 10 counters a key, -march=native, 3 alternating runs, ns per
+  // key: one insert() at a time 18.3-18.7, 2 ahead 15.3-15.9, 4 ahead 14.2-14.4, 8 ahead
+  // 15.0-15.5, 16 ahead 15.0-15.2). Increments that stop at 15 commute (a counter ends at
+  // min(15, its count), and the overflow and saturation counts depend on the counts alone), so
+  // the bytes and statistics are those of insert() key by key.
+  std::size_t insert_many(std::span<const std::uint64_t> keys) {
+    PipelinedForEach<4>(
+        keys,
+        [this](std::uint64_t key) {
+          const std::uint64_t hash = HashKey(key, seed_);
+          std::uint64_t a = hash;
+          const std::uint64_t b = std::rotl(a, 32) | 1;
+          for (int i = 0; i < probes_; ++i, a += b) {
+            __builtin_prefetch(&words_[ReduceRange(a, counters_) / kPerWord], 1);
+          }
+          return hash;
+        },
+        [this](std::size_t, std::uint64_t hash) { InsertHash(hash); });
+    return keys.size();
   }
 
   // Removes one copy of a key inserted before. Saturated counters are left as they are.
@@ -152,6 +164,22 @@ class CountingBloom {
   std::uint64_t counter(std::uint64_t c) const { return Get(c); }
 
  private:
+  // insert()'s work on the key's hash: one added to each of its k counters, but at 15.
+  void InsertHash(std::uint64_t a) {
+    const std::uint64_t b = std::rotl(a, 32) | 1;  // odd step, as in bloom.h
+    for (int i = 0; i < probes_; ++i, a += b) {
+      const std::uint64_t c = ReduceRange(a, counters_);
+      const std::uint64_t v = Get(c);
+      if (v == kMax) {
+        ++overflows_;  // the increment is lost: the counter is stuck
+        continue;
+      }
+      Add(c, 1);
+      if (v + 1 == kMax) ++saturated_;
+    }
+    ++keys_;
+  }
+
   std::uint64_t Get(std::uint64_t c) const {
     return (words_[c / kPerWord] >> (c % kPerWord * kCounterBits)) & kMax;
   }

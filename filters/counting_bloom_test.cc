@@ -112,6 +112,24 @@ TEST(CountingBloom, SaturatedCountersStayAt15) {
   EXPECT_TRUE(filter.erase(78));
 }
 
+// insert_many pipelines the increments but must leave what insert() leaves key by key, also
+// where counters saturate (overloaded 20 times, with a key repeated 30 times besides): the same
+// bytes, the same saturated counters and lost increments.
+TEST(CountingBloom, BulkInsertsEqualSingleOnesWhereCountersSaturate) {
+  constexpr std::size_t kCapacity = 2000;
+  std::vector<std::uint64_t> keys = UniformKeys(10, KeyStream::kMembers, 20 * kCapacity);
+  keys.insert(keys.begin() + 1000, 30, std::uint64_t{77});
+  CountingBloom one_by_one(CountingSized(kCapacity, 0.01)), bulk(CountingSized(kCapacity, 0.01));
+  for (std::uint64_t key : keys) one_by_one.insert(key);
+  EXPECT_EQ(bulk.insert_many(keys), keys.size());
+  const Json a = StatsOf(one_by_one), b = StatsOf(bulk);
+  ASSERT_GT(a["counter_overflows"].get<std::uint64_t>(), 0u) << "the test must reach saturation";
+  EXPECT_EQ(a["saturated_counters"], b["saturated_counters"]);
+  EXPECT_EQ(a["counter_overflows"], b["counter_overflows"]);
+  EXPECT_TRUE(std::ranges::equal(one_by_one.bytes(), bulk.bytes()));
+  for (std::uint64_t key : keys) ASSERT_TRUE(bulk.contains(key)) << "no false negative";
+}
+
 // Overloaded 20 times (nk/m = 13.9 increments a counter), counters reach 15 often enough to
 // count: the measured number is m Pr(Bin(nk, 1/m) >= 15), the tail the overflow expectation
 // takes at 16, within 4 standard deviations of that many independent counters.
