@@ -1,6 +1,7 @@
-// scripts/fastfilter_warm_builds.cc - FastFilter's XOR and binary fuse constructions, its
-// Cuckoo12's inserts, and the lookups of the pairs whose side-by-side ratios sit near their goal,
-// beside ours in one process, on the same keys, with warm memory on both sides.
+// scripts/fastfilter_warm_builds.cc - FastFilter's XOR, binary fuse and Ribbon constructions,
+// the inserts of its Cuckoo12, VQF, BlockedBloom and CountingBloom10, and the lookups of the
+// pairs whose side-by-side ratios sit near their goal, beside ours in one process, on the same
+// keys, with warm memory on both sides, every lookup out of line on both sides.
 //
 // Why: the side-by-side script runs FastFilter's benchmark as its own process, where a build is
 // warm or cold depending on what the filters before it left in the allocator (its Xor8, the
@@ -11,8 +12,9 @@
 // What each side times is what its own benchmark times: FastFilter's AddAll or Add loop (its
 // constructor, which allocates the table, runs before the clock, as in bulk-insert-and-query),
 // our whole build() (allocation included) or insert loop (table allocated before the clock); its
-// lookups through an out-of-line call to Contain (bulk-insert-and-query's CONTAIN_ATTRIBUTES is
-// noinline), ours through contains() inlined into the loop (harness/cell/kernels.h). Lookups run
+// lookups through FilterAPI's Contain, out of line (bulk-insert-and-query's CONTAIN_ATTRIBUTES is
+// noinline), ours through a call that is not inlined either (as the micro-benchmarks'
+// query_*_noinline; until 2026-12-04 ours were inlined here, which saved ours the call). Lookups run
 // over n members and over n non-members of one filter per side, built once, after a check that
 // each side finds every member. Our cuckoo12 has a power-of-two bucket count, FastFilter's
 // Cuckoo12 does not: their loads are close at n = 10^6 (0.954 and 0.94), not at every N (the
@@ -31,20 +33,23 @@
 #include <cstring>
 #include <memory>
 #include <stdexcept>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "hashutil.h"
-#include "xorfilter/3wise_xor_binary_fuse_filter_lowmem.h"
-#include "xorfilter/4wise_xor_binary_fuse_filter_lowmem.h"
-#include "xorfilter/xorfilter.h"
-#include "cuckoo/cuckoofilter.h"
-#include "cuckoo/cuckoofilter_stable.h"
+// FastFilter's benchmark API (its benchmarks/filterapi.h): every filter of bulk-insert-and-query
+// constructed, filled and asked as that program does it.
+#include "filterapi.h"
 
 #include "core/hashing.h"
 #include "filters/binary_fuse.h"
+#include "filters/blocked_bloom256.h"
+#include "filters/bumped_ribbon.h"
+#include "filters/counting_bloom.h"
 #include "filters/cuckoo.h"
+#include "filters/homog_ribbon.h"
+#include "filters/vqf.h"
 #include "filters/xor.h"
 #include "harness/cell/micro_size.h"
 
@@ -57,12 +62,17 @@ double NanosPerKey(Clock::time_point start, std::size_t n) {
          static_cast<double>(n);
 }
 
-// FastFilter's timed region: AddAll into a filter constructed before the clock starts.
+// FastFilter's timed region, as bulk-insert-and-query's FilterBenchmark has it: AddAll (its
+// batched add) or one Add per key, into a filter constructed before the clock starts.
 template <class Theirs>
-double TimeTheirs(const std::vector<std::uint64_t>& keys) {
-  Theirs filter(keys.size());
+double TimeTheirs(const std::vector<std::uint64_t>& keys, bool batched = true) {
+  Theirs filter = FilterAPI<Theirs>::ConstructFromAddCount(keys.size());
   const auto start = Clock::now();
-  filter.AddAll(keys, 0, keys.size());
+  if (batched) {
+    FilterAPI<Theirs>::AddAll(keys, 0, keys.size(), &filter);
+  } else {
+    for (std::uint64_t k : keys) FilterAPI<Theirs>::Add(k, &filter);
+  }
   const double t = NanosPerKey(start, keys.size());
   asm volatile("" : : "r"(&filter) : "memory");
   return t;
@@ -79,10 +89,18 @@ double TimeOurs(const std::vector<std::uint64_t>& keys) {
   return t;
 }
 
-// FastFilter's lookup as its benchmark calls it: out of line, Ok (0) meaning "present".
+// FastFilter's lookup as its benchmark calls it: FilterAPI's Contain, out of line
+// (CONTAIN_ATTRIBUTES is noinline in its filterapi.h).
 template <class Theirs>
-__attribute__((noinline)) bool TheirContain(std::uint64_t key, const Theirs* filter) {
-  return filter->Contain(key) == 0;
+bool TheirContain(std::uint64_t key, const Theirs* filter) {
+  return FilterAPI<Theirs>::Contain(key, filter);
+}
+
+// Ours the same way: one call per lookup that the compiler may not inline (the micro-benchmarks'
+// query_*_noinline, harness/cell/kernels.h), the like-for-like pair.
+template <class Ours>
+__attribute__((noinline)) bool OurContain(std::uint64_t key, const Ours* filter) {
+  return filter->contains(key);
 }
 
 template <class Contains>
@@ -154,7 +172,7 @@ void Lookups(const std::string& ours_name, const std::string& their_name, const 
   // Both sides must find every member before anything is timed (zero false negatives).
   std::size_t ours_found = 0, theirs_found = 0;
   for (std::uint64_t k : members) {
-    ours_found += ours.contains(k) ? 1 : 0;
+    ours_found += OurContain(k, &ours) ? 1 : 0;
     theirs_found += TheirContain(k, &theirs) ? 1 : 0;
   }
   if (ours_found != members.size() || theirs_found != members.size()) {
@@ -164,7 +182,7 @@ void Lookups(const std::string& ours_name, const std::string& their_name, const 
   }
   for (const auto* queries : {&others, &members}) {
     const auto ours_loop = [&] {
-      return TimeLookups(*queries, [&](std::uint64_t k) { return ours.contains(k); });
+      return TimeLookups(*queries, [&](std::uint64_t k) { return OurContain(k, &ours); });
     };
     const auto their_loop = [&] {
       return TimeLookups(*queries, [&](std::uint64_t k) { return TheirContain(k, &theirs); });
@@ -182,9 +200,56 @@ void StaticLookups(const char* ours_name, const char* their_name,
                    const std::vector<std::uint64_t>& others, int rounds) {
   const Ours ours = Ours::build(
       members, amq::MicroFilterParams(members.size(), amq::MicroSizingOf<Ours>()));
-  Theirs theirs(members.size());
-  theirs.AddAll(members, 0, members.size());
+  Theirs theirs = FilterAPI<Theirs>::ConstructFromAddCount(members.size());
+  FilterAPI<Theirs>::AddAll(members, 0, members.size(), &theirs);
   Lookups(ours_name, their_name, ours, theirs, members, others, rounds);
+}
+
+// A dynamic pair: inserts into a table allocated before the clock on both sides (ours
+// insert_many where the filter has it, else one insert() per key, as our micro-benchmark's
+// insert; theirs AddAll or an Add loop, as its benchmark fills that filter), the
+// bits per key of each, then the lookups of one filled table per side.
+template <class Ours, class Theirs>
+void Dynamic(const char* ours_name, const char* their_name, const std::vector<std::uint64_t>& members,
+             const std::vector<std::uint64_t>& others, int rounds, bool their_batched) {
+  // Ours on the stack, as TimeTheirs holds theirs: a filter behind a pointer makes the compiler
+  // reload its members after every store into the table (the table's stores may alias them).
+  const auto fill_ours = [&] {
+    Ours filter(amq::MicroFilterParams(members.size(), amq::MicroSizingOf<Ours>()));
+    const auto start = Clock::now();
+    if constexpr (requires { filter.insert_many(std::span<const std::uint64_t>(members)); }) {
+      // As our micro-benchmark's insert (InsertAll in harness/cell/kernels.h): the bulk path.
+      filter.insert_many(members);
+    } else {
+      for (std::uint64_t k : members) {
+        if (!filter.insert(k)) {
+          std::fprintf(stderr, "fastfilter_warm_builds: %s refused a key\n", ours_name);
+          std::exit(1);
+        }
+      }
+    }
+    const double t = NanosPerKey(start, members.size());
+    return std::pair{t, std::make_unique<Ours>(std::move(filter))};
+  };
+  for (int warm = 0; warm < 2; ++warm) {
+    fill_ours();
+    TimeTheirs<Theirs>(members, their_batched);
+  }
+  Print(ours_name, their_name, "insert",
+        Alternate(rounds, [&] { return fill_ours().first; },
+                  [&] { return TimeTheirs<Theirs>(members, their_batched); }));
+  const auto ours = fill_ours().second;
+  // Constructed as its benchmark constructs it (some of its filters cannot be moved safely).
+  Theirs theirs = FilterAPI<Theirs>::ConstructFromAddCount(members.size());
+  if (their_batched) {
+    FilterAPI<Theirs>::AddAll(members, 0, members.size(), &theirs);
+  } else {
+    for (std::uint64_t k : members) FilterAPI<Theirs>::Add(k, &theirs);
+  }
+  std::printf("| %s | %s | bits per key | %.2f | %.2f | |\n", ours_name, their_name,
+              8.0 * static_cast<double>(ours->size_in_bytes()) / static_cast<double>(members.size()),
+              8.0 * static_cast<double>(theirs.SizeInBytes()) / static_cast<double>(members.size()));
+  Lookups(ours_name, their_name, *ours, theirs, members, others, rounds);
 }
 
 }  // namespace
@@ -226,6 +291,23 @@ int main(int argc, char** argv) {
                                               rounds);
   StaticLookups<amq::BinaryFuse8x4, TheirFuse8x4>("binary_fuse8_4wise", "XorBinaryFuse8-4wise",
                                                   members, others, rounds);
+  // The Ribbons (FastFilter's ids 1086 and 2086: HomogRibbon64_8, BalancedRibbon64Pack_8).
+  Build<amq::HomogRibbon64, HomogRibbonFilter<std::uint64_t, 8>>("homog_ribbon64", "HomogRibbon64_8",
+                                                                  members, rounds);
+  StaticLookups<amq::HomogRibbon64, HomogRibbonFilter<std::uint64_t, 8>>(
+      "homog_ribbon64", "HomogRibbon64_8", members, others, rounds);
+  Build<amq::BumpedRibbon, BalancedRibbonFilter<std::uint64_t, 8, 0>>(
+      "bumped_ribbon", "BalancedRibbon64Pack_8", members, rounds);
+  StaticLookups<amq::BumpedRibbon, BalancedRibbonFilter<std::uint64_t, 8, 0>>(
+      "bumped_ribbon", "BalancedRibbon64Pack_8", members, others, rounds);
+  // Dynamic pairs whose lookups sit near the goal (ids 31 VQF, 51 BlockedBloom, 60
+  // CountingBloom10-addAll), filled as bulk-insert-and-query fills each.
+  Dynamic<amq::Vqf8, VQFilter<std::uint64_t, SimpleMixSplit>>("vqf8", "VQF", members, others, rounds,
+                                                               /*their_batched=*/true);
+  Dynamic<amq::BlockedBloom256, SimdBlockFilterFixed<SimpleMixSplit>>(
+      "blocked_bloom256", "BlockedBloom", members, others, rounds, /*their_batched=*/false);
+  Dynamic<amq::CountingBloom, CountingBloomFilter<std::uint64_t, 10, true, SimpleMixSplit>>(
+      "counting_bloom", "CountingBloom10-addAll", members, others, rounds, /*their_batched=*/true);
 
   // Cuckoo12: inserts into a table allocated before the clock on both sides, then lookups.
   const auto our_cuckoo = [&] {

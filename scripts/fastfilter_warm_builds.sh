@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds scripts/fastfilter_warm_builds.cc against a FastFilter checkout (outside this tree) and
-# runs it: FastFilter's XOR and binary fuse constructions beside ours in one process, same keys,
+# runs it: FastFilter's builds, inserts and lookups beside ours in one process, same keys,
 # warm memory on both sides, alternating (the .cc says why the side-by-side's build ratios
 # cannot show this). Compiled as FastFilter's benchmark is: -O3 -march=native.
 #   scripts/fastfilter_warm_builds.sh FASTFILTER_CHECKOUT [ROUNDS] [N]
@@ -12,6 +12,11 @@ if [ -z "$ff_dir" ] || [ ! -f "$ff_dir/src/xorfilter/xorfilter.h" ]; then
   exit 2
 fi
 exe=$(mktemp -d)/fastfilter_warm_builds
-g++ -std=c++20 -O3 -march=native -DNDEBUG -w -I"$ff_dir/src" -I"$ff_dir/benchmarks" -I"$root" \
+# FastFilter's include directories, as its benchmarks/Makefile lists them.
+ff_includes=()
+for d in src src/bloom src/cuckoo src/gcs src/gqf src/morton src/xorfilter src/ribbon src/vqf benchmarks; do
+  ff_includes+=(-I"$ff_dir/$d")
+done
+g++ -std=c++20 -O3 -march=native -DNDEBUG -w "${ff_includes[@]}" -I"$root" \
   "$root/scripts/fastfilter_warm_builds.cc" -o "$exe"
 "$exe" "${2:-11}" "${3:-1000000}"
