@@ -83,11 +83,12 @@ class CountingBloom {
 
   // k lines per key, read and written: the pipeline (core/batched.h) prefetches the k counters'
   // lines of the key 4 ahead, for writing, while it increments this one's (4 keys, 28 lines in
-  // flight at k = 7: at n = 10^6, 10 counters a key, -march=native, 3 alternating runs, ns per
-  // key: one insert() at a time 18.3-18.7, 2 ahead 15.3-15.9, 4 ahead 14.2-14.4, 8 ahead
-  // 15.0-15.5, 16 ahead 15.0-15.2). Increments that stop at 15 commute (a counter ends at
-  // min(15, its count), and the overflow and saturation counts depend on the counts alone), so
-  // the bytes and statistics are those of insert() key by key.
+  // flight at k = 7: at n = 10^6, 10 counters a key, -march=native, sets of 3 alternating runs,
+  // ns per key: one insert() at a time 18.3-18.7, 2 ahead 15.3-15.9, 4 ahead 14.2-14.4 beside
+  // them; in two earlier sets 8 ahead 15.0-15.5, 4 ahead 14.0-14.2, 16 ahead 15.0-15.2).
+  // Increments that stop at 15 commute (a counter ends at min(15, its count), and the overflow
+  // and saturation counts depend on the counts alone), so the bytes and statistics are those of
+  // insert() key by key.
   std::size_t insert_many(std::span<const std::uint64_t> keys) {
     PipelinedForEach<4>(
         keys,
@@ -201,9 +202,9 @@ class CountingBloom {
   // optimal k, so one branch per probe mispredicts about once per absent lookup, while three
   // read together pass together only 1/8 of the time. The rest exit early, as a member's are
   // all taken. Measured at FastFilter's configuration (n = 10^6, 10 counters a key, k = 7,
-  // -march=native, 5 alternating runs, medians, ns per lookup out of line): absent 21.9 -> 12.4,
+  // -march=native, 5 alternating runs, medians, ns per lookup out of line): absent 22.0 -> 12.4,
   // members 11.5 -> 12.3 (every probe with its own branch -> the first three together; all
-  // seven together read 13.3-13.7 for both).
+  // seven together read 13.3-13.8 for both, 3 runs).
   static constexpr int kBranchFreeProbes = 3;
 
   template <int kProbes>

@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <charconv>
 #include <fstream>
-#include <sstream>
 #include <string>
 
 namespace amq {
