@@ -174,3 +174,45 @@ def test_what_bounds_a_lookup_is_its_in_cache_time_against_the_time_its_lines_al
     assert "callgrind counts at 20,000 keys" in text
     # One n only: nothing to set against the in-cache time.
     assert speed_vs_n.bounds_table(frame[frame["n"] == 2**24], {}) == []
+
+
+def test_a_filters_own_table_is_its_ceiling_where_the_file_has_random_lines(tmp_path, monkeypatch):
+    import pandas as pd
+
+    from sections import machine, speed_vs_n
+
+    results = section_results(tmp_path)
+    # A file with random_lines (ns per line over the filter's own table) at n = 2^22 only: there it
+    # is the ceiling; at 2^10 the machine experiment's rate stands. xor8 reads 3 lines in 12 ns
+    # (2.5e8 lines/s); its own table read 3e8 random lines/s (3.33 ns a line): 83%. The machine's
+    # 1e8 lines/s at that size would have made it 250%.
+    runs = pd.DataFrame({
+        "filter": ["xor8"] * 4, "n": [2**10, 2**22, 2**22, 2**22],
+        "operation": ["query_absent_batched", "query_absent_batched", OWN := "random_lines", OWN],
+        "ns_per_key": [2.0, 12.0, 1e9 / 3e8, 1e9 / 3e8], "bits_per_key": [10.0] * 4})
+    ceiling = pd.DataFrame({"working_set_bytes": [2**11, 5 * 2**20], "lines_per_second": [4e9, 1e8]})
+    traced = pd.DataFrame({"cache_lines_member_mean": [3.0], "cache_lines_absent_mean": [3.0]},
+                          index=pd.Index(["xor"], name="filter"))
+    monkeypatch.setattr(machine, "ceilings", lambda _results: ceiling)
+    monkeypatch.setattr(speed_vs_n, "traced_lines", lambda _results: traced)
+    rows = {r["n"]: r for r in speed_vs_n.ceiling_rows(runs, results)}
+    assert rows[2**22]["measured"] == "own table" and rows[2**22]["ceiling"] == pytest.approx(3e8)
+    assert rows[2**22]["fraction"] == pytest.approx(2.5e8 / 3e8)
+    assert rows[2**10]["measured"] == "machine" and rows[2**10]["ceiling"] == pytest.approx(4e9)
+    frame = pd.DataFrame(list(rows.values()))
+    text = speed_vs_n.ceiling_source_text(frame)
+    assert text.startswith("the ceiling is the rate of independent random line reads over the filter's own table")
+    assert "from n = 2^22" in text and "below that, the machine experiment's rate" in text
+    # Only own-table ceilings: no word of the machine experiment.
+    assert "machine experiment" not in speed_vs_n.ceiling_source_text(frame[frame["n"] == 2**22])
+    # Above 100% of its own table's rate, a lookup's lines were not independent: said so, and no
+    # talk of another window or of interpolation.
+    fast = frame.assign(fraction=[1.2 if m == "own table" else 0.5 for m in frame["measured"]])
+    [note] = [line for line in speed_vs_n.over_ceiling_note(fast) if line]
+    assert "faster than independent random reads of the same table in the same process" in note
+    assert "another window" not in note
+    # Without the machine experiment the own-table ceilings still give fractions.
+    monkeypatch.setattr(machine, "ceilings", lambda _results: pd.DataFrame())
+    assert [r["n"] for r in speed_vs_n.ceiling_rows(runs, results)] == [2**22]
+    # The reads are not a lookup: the ns-per-key table leaves them out.
+    assert "random_lines" not in speed_vs_n.median_table(runs)

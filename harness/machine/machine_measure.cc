@@ -19,6 +19,7 @@
 
 #include "core/errors.h"
 #include "core/hashing.h"
+#include "core/random_lines.h"
 #include "harness/machine/thread_team.h"
 
 namespace amq {
@@ -131,72 +132,9 @@ __attribute__((noinline)) void* const* Chase(void* const* p, std::uint64_t loads
   return p;
 }
 
-constexpr int kStreams = 16;
-
-// Advances one stream's linear congruential generator and returns the line it now names.
-inline const std::byte* NextRandomLine(std::uint64_t& x, const std::byte* base, std::uint64_t lines) {
-  x = x * 6364136223846793005ull + 1442695040888963407ull;
-  return base + ReduceRange(x, lines) * kCacheLineBytes;
-}
-
-// `rounds` x 16 loads of random lines among the first `lines` of `base`. The 16 streams are
-// independent linear congruential generators: a load's address never depends on a loaded
-// value, so the core keeps as many in flight as it can. Each line index costs two multiplies,
-// which bounds the in-cache rates (the DRAM rate is what this is for).
-__attribute__((noinline)) std::uint64_t RandomLines(const std::byte* base, std::uint64_t lines,
-                                                    std::uint64_t rounds, std::uint64_t* state) {
-  std::uint64_t x[kStreams];
-  std::memcpy(x, state, sizeof x);
-  std::uint64_t sum0 = 0, sum1 = 0;
-  for (std::uint64_t r = 0; r < rounds; ++r) {
-    for (int s = 0; s < kStreams; s += 2) {
-      std::uint64_t a, b;
-      std::memcpy(&a, NextRandomLine(x[s], base, lines), sizeof a);
-      std::memcpy(&b, NextRandomLine(x[s + 1], base, lines), sizeof b);
-      sum0 += a;
-      sum1 += b;
-    }
-  }
-  std::memcpy(state, x, sizeof x);
-  return sum0 + sum1;
-}
-
-// The same streams' lines, each prefetched kPrefetchAhead rounds (16 x 4 lines) before it is
-// loaded: a prefetch retires at once, so the lines in flight are bounded by the cache's miss
-// buffers rather than by the core's reorder window, as in a batched lookup that prefetches a
-// group before probing it. Here it reads more lines per second than the loads alone between
-// the caches and DRAM (results/machine.jsonl: 1.96e8 against 1.26e8 at 64 MiB), 8% more at
-// 1 GiB (9.04e7 against 8.39e7), fewer inside L2 (1.45e9 against 2.15e9 at 256 KiB).
-constexpr int kPrefetchAhead = 4;
-__attribute__((noinline)) std::uint64_t RandomLinesPrefetched(const std::byte* base, std::uint64_t lines,
-                                                              std::uint64_t rounds, std::uint64_t* state) {
-  std::uint64_t x[kStreams];
-  std::memcpy(x, state, sizeof x);
-  const std::byte* ahead[kPrefetchAhead][kStreams];
-  for (int r = 0; r < kPrefetchAhead; ++r) {
-    for (int s = 0; s < kStreams; ++s) {
-      ahead[r][s] = NextRandomLine(x[s], base, lines);
-      __builtin_prefetch(ahead[r][s]);
-    }
-  }
-  std::uint64_t sum0 = 0, sum1 = 0;
-  for (std::uint64_t r = 0; r < rounds; ++r) {
-    const std::byte** slot = ahead[r % kPrefetchAhead];
-    for (int s = 0; s < kStreams; s += 2) {
-      std::uint64_t a, b;
-      std::memcpy(&a, slot[s], sizeof a);
-      std::memcpy(&b, slot[s + 1], sizeof b);
-      sum0 += a;
-      sum1 += b;
-      slot[s] = NextRandomLine(x[s], base, lines);
-      slot[s + 1] = NextRandomLine(x[s + 1], base, lines);
-      __builtin_prefetch(slot[s]);
-      __builtin_prefetch(slot[s + 1]);
-    }
-  }
-  std::memcpy(state, x, sizeof x);
-  return sum0 + sum1;
-}
+// The random-line kernels are core/random_lines.h's, which the micro-benchmarks also run on a
+// filter's own table (the ceiling of its lookups in the same process).
+constexpr int kStreams = kRandomLineStreams;
 
 // The sum of `words` 64-bit words in order; four sums, so adding never limits the rate.
 __attribute__((noinline)) std::uint64_t SumWords(const std::byte* base, std::size_t words) {

@@ -13,6 +13,9 @@
 //   query_present_batched | query_absent_batched  contains_many() over the whole buffer, for
 //                            filters that batch (BatchedFilter): hashes and prefetches a group
 //                            of keys before probing any of them
+//   random_lines             from n = 2^20: random cache-line reads over the filter's own table
+//                            (core/random_lines.h), the ceiling its lookups are set against;
+//                            ns_per_key is then ns per line
 //
 // Reproduces the shape of FastFilter's bulk-insert-and-query table (plots/reference.py, FASTFILTER_SPEED):
 // there, on this machine class, Cuckoo12 inserts at ~39-44 ns/key and queries at ~7-9.7,
@@ -23,7 +26,8 @@
 // ns_per_key (time / keys) as a counter beside Google Benchmark's own fields; the query
 // benchmarks add bits_per_key, the size of the filter they probe. Key buffers are
 // generated once, outside any timed region; every timed loop is a kernel of harness/cell/kernels.h
-// (or a static filter's own build), called directly for the filter type.
+// (or a static filter's own build), called directly for the filter type, but random_lines, which
+// runs core/random_lines.h's kernels, the machine experiment's, on the filter's table.
 #include <benchmark/benchmark.h>
 #include <malloc.h>
 #include <sys/resource.h>
@@ -35,6 +39,7 @@
 #include <string>
 #include <vector>
 
+#include "core/random_lines.h"
 #include "filters/all.h"
 #include "harness/cell/cache_sizes.h"
 #include "harness/cell/kernels.h"
@@ -192,6 +197,18 @@ const Built<F>& BuiltFor(std::size_t n, bool& holds_every_key) {
   return *static_cast<const Built<F>*>(slot.built.get());
 }
 
+// The held filter of n keys, or null (the benchmark skipped with an error) when it lost a key.
+template <Filter F>
+const Built<F>* HeldFilterWithEveryKey(benchmark::State& state, std::size_t n) {
+  bool holds_every_key = false;
+  const Built<F>& built = BuiltFor<F>(n, holds_every_key);
+  if (!holds_every_key) {
+    state.SkipWithError("false negatives");
+    return nullptr;
+  }
+  return &built;
+}
+
 // The query loop over n members or n non-members of the held filter, one contains() per key
 // or (batched) contains_many over the whole buffer into answers allocated and touched before
 // timing. The batched path must also find every member before it is timed.
@@ -200,12 +217,9 @@ enum class QueryLoop { kInlined, kOutOfLine, kBatched };
 template <Filter F, QueryLoop kLoop = QueryLoop::kInlined>
 void BM_Query(benchmark::State& state, bool members) {
   const std::size_t n = static_cast<std::size_t>(state.range(0));
-  bool holds_every_key = false;
-  const Built<F>& built = BuiltFor<F>(n, holds_every_key);
-  if (!holds_every_key) {
-    state.SkipWithError("false negatives");
-    return;
-  }
+  const Built<F>* held = HeldFilterWithEveryKey<F>(state, n);
+  if (held == nullptr) return;
+  const Built<F>& built = *held;
   const auto queries = members ? Members(n) : NonMembers(n);
   if constexpr (kLoop == QueryLoop::kBatched) {
     std::vector<std::uint8_t> answers(n, 0);
@@ -222,6 +236,48 @@ void BM_Query(benchmark::State& state, bool members) {
   ReportPerKey(state, n);
   // How much memory the lookups range over: plots mark where a filter outgrows each cache.
   state.counters["bits_per_key"] = 8.0 * double(built.filter.size_in_bytes()) / double(n);
+}
+
+// The random-line ceiling on the held filter's own table: core/random_lines.h's 16 streams of
+// random line reads over its bytes(), in this process, on the pages its lookups read, minutes
+// from them. A lookup's lines per second are set against this rather than against the machine
+// experiment's buffer (plots/sections/speed_vs_n.py), because on this virtual machine the rate
+// moves with the allocation and the window: see core/random_lines.h. Each line is prefetched 64
+// lines before it is loaded, as a batched lookup loads its lines, on tables of
+// kPrefetchedLinesFromBytes or more; below that plain loads, which the machine experiment finds
+// faster in cache (results/machine.jsonl: prefetching wins from 4 MiB on, on both kinds of
+// pages); the label says which. ns_per_key is ns per line read; lines_per_second its inverse.
+constexpr std::size_t kRandomLinesFromKeys = std::size_t{1} << 20;
+constexpr std::size_t kPrefetchedLinesFromBytes = std::size_t{4} << 20;
+constexpr std::uint64_t kRandomLineRounds = std::uint64_t{1} << 16;  // x 16 lines an iteration
+
+template <Filter F>
+void BM_RandomLines(benchmark::State& state) {
+  const std::size_t n = static_cast<std::size_t>(state.range(0));
+  const Built<F>* held = HeldFilterWithEveryKey<F>(state, n);
+  if (held == nullptr) return;
+  const Built<F>& built = *held;
+  const std::span<const std::uint8_t> table = built.filter.bytes();
+  const std::uint64_t lines = table.size() / kRandomLineBytes;
+  if (lines == 0) {
+    state.SkipWithError("the table is smaller than one cache line");
+    return;
+  }
+  const auto* base = reinterpret_cast<const std::byte*>(table.data());
+  const bool prefetched = table.size() >= kPrefetchedLinesFromBytes;
+  const auto kernel = prefetched ? &RandomLinesPrefetched : &RandomLines;  // chosen once
+  std::uint64_t streams[kRandomLineStreams];
+  for (int s = 0; s < kRandomLineStreams; ++s) streams[s] = SpreadSeed(static_cast<std::uint64_t>(s) + 1);
+  for (auto _ : state) benchmark::DoNotOptimize(kernel(base, lines, kRandomLineRounds, streams));
+  const std::size_t lines_read = kRandomLineRounds * kRandomLineStreams;
+  ReportPerKey(state, lines_read);
+  state.counters["lines_per_second"] =
+      benchmark::Counter(static_cast<double>(lines_read), benchmark::Counter::kIsIterationInvariantRate);
+  // The method as a label, not a 0/1 counter: a counter that is 0 in every repetition has a
+  // coefficient of variation of 0/0, which Google Benchmark writes as NaN, and JSON has no NaN.
+  state.SetLabel(prefetched ? "prefetched" : "loads");
+  state.counters["bits_per_key"] = 8.0 * double(built.filter.size_in_bytes()) / double(n);
+  state.counters["table_bytes"] = static_cast<double>(table.size());
 }
 
 // Insert n keys into a fresh filter (dynamic), or build it (static), on fresh memory: the
@@ -297,6 +353,10 @@ void RegisterAtEveryN() {
       at("query_present_batched", [](benchmark::State& s) { BM_Query<F, QueryLoop::kBatched>(s, true); });
       at("query_absent_batched", [](benchmark::State& s) { BM_Query<F, QueryLoop::kBatched>(s, false); });
     }
+    // The ceiling on the filter's own table, from 2^20 keys (about 1 MiB and more: past L2
+    // here), where the rate depends on the pages and the window; below, every table is in
+    // cache and the machine experiment's rates stand.
+    if (keys >= kRandomLinesFromKeys) at("random_lines", BM_RandomLines<F>);
   }
 }
 

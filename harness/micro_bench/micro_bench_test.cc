@@ -174,6 +174,29 @@ TEST(MicroKeys, AColdBuildFaultsItsTableIn) {
   EXPECT_GE(faults_per_key * 65536, 24.0);
 }
 
+// random_lines, the ceiling on the filter's own table, is registered from 2^20 keys only (below,
+// every table is in cache and the machine experiment's rates stand); ns_per_key is then ns per
+// line, lines_per_second its inverse, and the table's bytes are those the filter reports.
+TEST(MicroKeys, RandomLinesReadTheFiltersOwnTableFrom2To20Keys) {
+  const MicroRun list = RunMicro("--keys=1024,1048576 --benchmark_filter='^xor8/random_lines/' --benchmark_list_tests=true");
+  ASSERT_EQ(list.status, 0);
+  EXPECT_EQ(list.out, "xor8/random_lines/n:1048576/real_time\n");
+  // Repetitions as the suite runs them: their aggregates must be JSON the suite can read.
+  const MicroRun run = RunMicro("--keys=1048576 --benchmark_filter='^xor8/random_lines/' --benchmark_min_time=0.001"
+                                " --benchmark_repetitions=2 --benchmark_format=json");
+  ASSERT_EQ(run.status, 0);
+  const nlohmann::json doc = nlohmann::json::parse(run.out);
+  ASSERT_EQ(doc["benchmarks"].size(), 6u);  // 2 repetitions, mean, median, stddev, cv
+  const nlohmann::json& b = doc["benchmarks"][0];
+  EXPECT_FALSE(b.contains("error_occurred") && b["error_occurred"].get<bool>());
+  // ns_per_key is written in seconds (Google Benchmark's inverted rate), so the product is 1.
+  EXPECT_NEAR(b["lines_per_second"].get<double>() * b["ns_per_key"].get<double>(), 1.0, 1e-6);
+  // xor8 at 2^20 keys: 1.23 n bytes (about 1.3 MB), under 4 MiB, so plain loads.
+  EXPECT_EQ(b["label"], "loads");
+  EXPECT_NEAR(b["table_bytes"].get<double>(), 1.23 * 1048576, 0.01 * 1048576);
+  EXPECT_NEAR(b["table_bytes"].get<double>() * 8 / 1048576, b["bits_per_key"].get<double>(), 1e-6);
+}
+
 TEST(MicroKeys, ABadListIsRefusedWithExitStatus2) {
   for (const char* bad : {"--keys=10", "--keys=1024,1024", "--keys=1024,abc"}) {
     EXPECT_EQ(RunMicro(std::string(bad) + " --benchmark_list_tests=true").status, 2) << bad;
