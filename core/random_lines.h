@@ -9,8 +9,8 @@
 // build, 2026-12-04, two processes one after the other) the tables of bloom, blocked_bloom, xor8
 // and binary_fuse8 (75-85 MB each) read random lines at 5.1, 4.0, 3.3 and 3.1 ns a line in the
 // first process and 4.9, 5.2, 3.7 and 14.4 in the second; xor8's batched lookups (3 lines each)
-// took 10.2 to 18.6 ns a key across five processes that day, and a buffer of the machine
-// experiment's own, 80 MiB, 4.9 to 5.4 ns a line. Set against that buffer's rate, xor8,
+// took 10.2 to 18.6 ns a key across five processes that day, and the prefetched kernel, built
+// standalone, 4.9 to 5.4 ns a line on an 80 MiB buffer of its own. Set against such a rate, xor8,
 // binary_fuse8 and bloom's member lookups came out above 100% at 2^26; against their own tables,
 // in the same process and minutes, 92% and 96% (xor8, binary_fuse8 non-members, first process).
 #pragma once

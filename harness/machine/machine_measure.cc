@@ -19,7 +19,6 @@
 
 #include "core/errors.h"
 #include "core/hashing.h"
-#include "core/random_lines.h"
 #include "harness/machine/thread_team.h"
 
 namespace amq {
@@ -132,9 +131,9 @@ __attribute__((noinline)) void* const* Chase(void* const* p, std::uint64_t loads
   return p;
 }
 
-// The random-line kernels are core/random_lines.h's, which the micro-benchmarks also run on a
-// filter's own table (the ceiling of its lookups in the same process).
-constexpr int kStreams = kRandomLineStreams;
+// The random-line kernels (RandomLines, RandomLinesPrefetched) are core/random_lines.h's, which
+// the micro-benchmarks also run on a filter's own table (the ceiling of its lookups in the same
+// process).
 
 // The sum of `words` 64-bit words in order; four sums, so adding never limits the rate.
 __attribute__((noinline)) std::uint64_t SumWords(const std::byte* base, std::size_t words) {
@@ -251,14 +250,16 @@ const char* RandomLinesMethodName(RandomLinesMethod method) {
 Spread MeasureRandomLines(const MachineBuffer& buffer, std::size_t working_set, const MachineTiming& timing,
                           RandomLinesMethod method) {
   const std::uint64_t lines = std::max<std::size_t>(working_set / kCacheLineBytes, 1);
-  std::uint64_t state[kStreams];
-  for (int s = 0; s < kStreams; ++s) state[s] = SpreadSeed(timing.seed * kStreams + static_cast<std::uint64_t>(s));
+  std::uint64_t state[kRandomLineStreams];
+  for (int s = 0; s < kRandomLineStreams; ++s) {
+    state[s] = SpreadSeed(timing.seed * kRandomLineStreams + static_cast<std::uint64_t>(s));
+  }
   std::uint64_t sum = 0;
   // Chosen once; each timed call runs many rounds inside its (out-of-line) kernel.
   const auto kernel = method == RandomLinesMethod::kPrefetch ? &RandomLinesPrefetched : &RandomLines;
   const auto per_line = SecondsPerOperation(
-      [&](std::uint64_t loads) { sum += kernel(buffer.data(), lines, loads / kStreams, state); },
-      kStreams, timing);
+      [&](std::uint64_t loads) { sum += kernel(buffer.data(), lines, loads / kRandomLineStreams, state); },
+      kRandomLineStreams, timing);
   g_sink = sum;
   return RateOf(per_line, 1.0);
 }
@@ -378,17 +379,19 @@ ThreadedSpread MeasureRandomLinesThreads(const MachineBuffer& buffer, std::size_
                                          RandomLinesMethod method, int threads) {
   const std::uint64_t lines = std::max<std::size_t>(working_set / kCacheLineBytes, 1);
   // Each thread its own streams (thread 0's are the single-thread point's) and its own sum.
-  std::vector<std::array<std::uint64_t, kStreams>> states(static_cast<std::size_t>(threads));
+  std::vector<std::array<std::uint64_t, kRandomLineStreams>> states(static_cast<std::size_t>(threads));
   for (int t = 0; t < threads; ++t) {
-    for (int s = 0; s < kStreams; ++s) {
-      states[t][s] = SpreadSeed((timing.seed + 0x10000ull * t) * kStreams + static_cast<std::uint64_t>(s));
+    for (int s = 0; s < kRandomLineStreams; ++s) {
+      states[t][s] = SpreadSeed((timing.seed + 0x10000ull * t) * kRandomLineStreams + static_cast<std::uint64_t>(s));
     }
   }
   std::vector<std::uint64_t> sums(static_cast<std::size_t>(threads) * 8);  // a line apart
   const auto kernel = method == RandomLinesMethod::kPrefetch ? &RandomLinesPrefetched : &RandomLines;
   ThreadedSpread out = TeamRate(
-      [&](int t, std::uint64_t loads) { sums[t * 8] += kernel(buffer.data(), lines, loads / kStreams, states[t].data()); },
-      threads, kStreams, timing, 1.0);
+      [&](int t, std::uint64_t loads) {
+        sums[t * 8] += kernel(buffer.data(), lines, loads / kRandomLineStreams, states[t].data());
+      },
+      threads, kRandomLineStreams, timing, 1.0);
   std::uint64_t sum = 0;
   for (std::uint64_t s : sums) sum += s;
   g_sink = sum;

@@ -35,11 +35,12 @@
 #include <string>
 #include <vector>
 
+#include "core/random_lines.h"
 #include "core/stats.h"
 
 namespace amq {
 
-inline constexpr std::size_t kCacheLineBytes = 64;
+inline constexpr std::size_t kCacheLineBytes = kRandomLineBytes;  // one definition of the line
 inline constexpr std::size_t kHugePageBytes = std::size_t{2} << 20;
 
 // kDefault asks for nothing (no madvise): the pages any allocation gets, a filter's table among
