@@ -8,9 +8,11 @@
 # functions of its stack (from the symbol table; inlined ones fold into their callers) and
 # UBSan its file and line (compiled into each check); for ASan's file:line, rebuild with
 # AMQ_SANITIZE_LINES=1. The driver library and the micro-benchmarks, which tests drive here only
-# at tiny n, are compiled at -O0 (CMakeLists.txt, AMQ_UNTIMED_LOOPS_O0). The ctest tests of the micro-benchmarks (micro_*) are left out: they time
-# nothing here, and the Release build's ctest run has already run every benchmark once; the
-# tests that drive amqbench_micro for its flags and key lists run, so it is built.
+# at tiny n, are compiled at -O0 (CMakeLists.txt, AMQ_UNTIMED_LOOPS_O0), and so are the test
+# binaries that parse and drive rather than compute (AMQ_DRIVING_TEST_OPT). The ctest tests of
+# the micro-benchmarks (micro_*) are left out: they time nothing here, and the Release build's
+# ctest run has already run every benchmark once; the tests that drive amqbench_micro for its
+# flags and key lists run, so it is built.
 #   scripts/sanitize.sh                       build and test
 #   AMQ_SANITIZE_LINES=1 scripts/sanitize.sh  the same with line tables (-gline-tables-only)
 set -euo pipefail
@@ -29,7 +31,7 @@ esac
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_CXX_COMPILER="${AMQ_SANITIZE_CXX:-clang++-14}" \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$opt" \
   -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined -fuse-ld=lld" \
-  -DAMQ_TEST_SHARDS=4 -DAMQ_UNTIMED_LOOPS_O0=ON >/dev/null
+  -DAMQ_TEST_SHARDS=4 -DAMQ_UNTIMED_LOOPS_O0=ON -DAMQ_DRIVING_TEST_OPT=-O0 >/dev/null
 # Every test binary, and what they drive (amqbench, amqbench_micro, the probes: their dependencies),
 # but bmi2_tests: the quotient family's tests again with PDEP/TZCNT, which change how select
 # finds a bit inside a 64-bit word, in registers, not which memory it reads, and the Release
