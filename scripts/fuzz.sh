@@ -11,8 +11,6 @@
 #                                            7 x 10 s, two at a time (49 s)
 #   scripts/fuzz.sh 600 suite_fuzz           one target for ten minutes
 #   AMQ_FUZZ_RUNS=1000000 scripts/fuzz.sh    each target for 10^6 executions instead of a time
-#   scripts/fuzz.sh --build-only [TARGET...] configure and build, run nothing (.ci/run builds
-#                                            early, on the cores its other stages leave idle)
 # Built without debug information, as scripts/sanitize.sh and for its reason (line tables are
 # a fifth of an ASan compile); AMQ_FUZZ_LINES=1 adds -gline-tables-only, for a finding's lines.
 # Installs nothing: ./run_tests.sh installs clang with the other packages. Runs are seeded
@@ -23,12 +21,10 @@ build="${AMQ_FUZZ_BUILD_DIR:-$root/build-fuzz}"
 all_targets=(pcap_fuzz amqtrace_fuzz text_trace_fuzz key_file_fuzz suite_fuzz result_file_fuzz
              filter_ops_fuzz)
 
-build_only=0
-if [[ "${1:-}" == --build-only ]]; then build_only=1; shift; set -- 60 "$@"; fi
 seconds="${1:-60}"
 [[ $# -gt 0 ]] && shift
 if ! [[ "$seconds" =~ ^[1-9][0-9]*$ ]]; then
-  echo "usage: scripts/fuzz.sh [SECONDS_PER_TARGET | --build-only] [TARGET...] (targets: ${all_targets[*]})" >&2
+  echo "usage: scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...] (targets: ${all_targets[*]})" >&2
   exit 2
 fi
 targets=("$@")
@@ -50,7 +46,6 @@ cmake -S "$root" -B "$build" "${generator[@]}" -DAMQ_FUZZ=ON -DCMAKE_CXX_COMPILE
   -DCMAKE_EXE_LINKER_FLAGS="-fuse-ld=lld" >/dev/null
 cmake --build "$build" -j "$(nproc)" --target make_seeds "${targets[@]}" >/dev/null
 echo "fuzz.sh: built ${targets[*]} in $((SECONDS - started)) s"
-[[ $build_only -eq 1 ]] && exit 0
 
 # Seeds: copied in every run (cp -n keeps what the corpus already holds).
 "$build/fuzz/make_seeds" "$build/seeds" >/dev/null

@@ -9,17 +9,10 @@
 # report's file:line).
 #   scripts/tsan.sh                  build and run
 #   AMQ_TSAN_LINES=1 scripts/tsan.sh the same with line tables
-#   scripts/tsan.sh --build-only     configure and build, run nothing (.ci/run builds early)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="$root/build-tsan"
 source "$root/scripts/stages.sh"
-build_only=0
-case "${1:-}" in
-  "") ;;
-  --build-only) build_only=1 ;;
-  *) echo "usage: scripts/tsan.sh [--build-only]" >&2; exit 2 ;;
-esac
 case "${AMQ_TSAN_LINES:-0}" in
   0) opt="-O1" ;;
   1) opt="-O1 -gline-tables-only" ;;
@@ -30,6 +23,5 @@ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_CXX_COMPILER="${AMQ_TSAN_CXX:-clan
   -DCMAKE_CXX_FLAGS="-fsanitize=thread" -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=thread -fuse-ld=lld" \
   -DAMQ_TEST_SHARDS=2 >/dev/null
 stage build cmake --build "$build" -j "$(nproc)" --target threaded_tests
-[[ $build_only -eq 1 ]] && exit 0
 export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1"
 stage ctest ctest --test-dir "$build" --output-on-failure -j "$(nproc)" --timeout 600 -R '^threaded_tests'
