@@ -1,7 +1,7 @@
-// scripts/fastfilter_warm_builds.cc - FastFilter's XOR, binary fuse and Ribbon constructions,
-// the inserts of its Cuckoo12, VQF, BlockedBloom and CountingBloom10, and the lookups of the
-// pairs whose side-by-side ratios sit near their goal, beside ours in one process, on the same
-// keys, with warm memory on both sides, every lookup out of line on both sides.
+// scripts/fastfilter_warm_builds.cc - every pair of ../shared/tools/side_by_side_fastfilter.sh
+// but Morton (FastFilter's aborts at n = 10^6 here, so that script has no pair for it either):
+// FastFilter's builds or inserts and its lookups beside ours in one process, on the same keys,
+// with warm memory on both sides, every lookup out of line on both sides.
 //
 // Why: the side-by-side script runs FastFilter's benchmark as its own process, where a build is
 // warm or cold depending on what the filters before it left in the allocator (its Xor8, the
@@ -43,13 +43,21 @@
 
 #include "core/hashing.h"
 #include "filters/binary_fuse.h"
+#include "filters/blocked_bloom.h"
 #include "filters/blocked_bloom256.h"
 #include "filters/bumped_ribbon.h"
 #include "filters/counting_bloom.h"
+#include "filters/cqf.h"
 #include "filters/cuckoo.h"
+#include "filters/cuckoo_semisort.h"
+#include "filters/gcs.h"
 #include "filters/homog_ribbon.h"
+#include "filters/prefix.h"
+#include "filters/ribbon.h"
+#include "filters/rsqf.h"
 #include "filters/vqf.h"
 #include "filters/xor.h"
+#include "filters/xor_plus.h"
 #include "harness/cell/micro_size.h"
 
 namespace {
@@ -293,10 +301,29 @@ int main(int argc, char** argv) {
   Build<amq::BinaryFuse16, TheirFuse16>("binary_fuse16", "XorBinaryFuse16", members, rounds);
   Build<amq::BinaryFuse8x4, TheirFuse8x4>("binary_fuse8_4wise", "XorBinaryFuse8-4wise", members,
                                           rounds);
+  StaticLookups<amq::Xor8, TheirXor8>("xor8", "Xor8", members, others, rounds);
+  StaticLookups<amq::Xor16, TheirXor16>("xor16", "Xor16", members, others, rounds);
   StaticLookups<amq::BinaryFuse8, TheirFuse8>("binary_fuse8", "XorBinaryFuse8", members, others,
                                               rounds);
+  StaticLookups<amq::BinaryFuse16, TheirFuse16>("binary_fuse16", "XorBinaryFuse16", members,
+                                                others, rounds);
   StaticLookups<amq::BinaryFuse8x4, TheirFuse8x4>("binary_fuse8_4wise", "XorBinaryFuse8-4wise",
                                                   members, others, rounds);
+  // Xor+ and the Golomb-compressed set (ids 3, 4 and 20), built with AddAll.
+  using TheirXorPlus8 = XorFilterPlus<std::uint64_t, std::uint8_t, SimpleMixSplit>;
+  using TheirXorPlus16 = XorFilterPlus<std::uint64_t, std::uint16_t, SimpleMixSplit>;
+  using TheirGcs = GcsFilter<std::uint64_t, 8, SimpleMixSplit>;
+  Build<amq::XorPlus8, TheirXorPlus8>("xor_plus8", "Xor+8", members, rounds);
+  StaticLookups<amq::XorPlus8, TheirXorPlus8>("xor_plus8", "Xor+8", members, others, rounds);
+  Build<amq::XorPlus16, TheirXorPlus16>("xor_plus16", "Xor+16", members, rounds);
+  StaticLookups<amq::XorPlus16, TheirXorPlus16>("xor_plus16", "Xor+16", members, others, rounds);
+  Build<amq::Gcs, TheirGcs>("gcs", "GCS", members, rounds);
+  StaticLookups<amq::Gcs, TheirGcs>("gcs", "GCS", members, others, rounds);
+  // The standard Ribbon at 7 bits (id 3076, StandardRibbon64_7), ours at its r = 7.
+  using TheirRibbon64 = StandardRibbonFilter<std::uint64_t, 7, 0>;
+  Build<amq::Ribbon64, TheirRibbon64>("ribbon64", "StandardRibbon64_7", members, rounds);
+  StaticLookups<amq::Ribbon64, TheirRibbon64>("ribbon64", "StandardRibbon64_7", members, others,
+                                              rounds);
   // The Ribbons (FastFilter's ids 1086 and 2086: HomogRibbon64_8, BalancedRibbon64Pack_8).
   Build<amq::HomogRibbon64, HomogRibbonFilter<std::uint64_t, 8>>("homog_ribbon64", "HomogRibbon64_8",
                                                                   members, rounds);
@@ -306,8 +333,8 @@ int main(int argc, char** argv) {
       "bumped_ribbon", "BalancedRibbon64Pack_8", members, rounds);
   StaticLookups<amq::BumpedRibbon, BalancedRibbonFilter<std::uint64_t, 8, 0>>(
       "bumped_ribbon", "BalancedRibbon64Pack_8", members, others, rounds);
-  // Dynamic pairs whose lookups sit near the goal (ids 31 VQF, 51 BlockedBloom, 60
-  // CountingBloom10-addAll), filled as bulk-insert-and-query fills each.
+  // The dynamic pairs, each filled as bulk-insert-and-query fills it: VQF and
+  // CountingBloom10-addAll with AddAll (ids 31, 60), the others one Add per key.
   Dynamic<amq::Vqf8, VQFilter<std::uint64_t, SimpleMixSplit>>("vqf8", "VQF", members, others, rounds,
                                                                /*their_batched=*/true);
   Dynamic<amq::BlockedBloom256, SimdBlockFilterFixed<SimpleMixSplit>>(
@@ -315,8 +342,36 @@ int main(int argc, char** argv) {
   Dynamic<amq::CountingBloom, CountingBloomFilter<std::uint64_t, 10, true, SimpleMixSplit>>(
       "counting_bloom", "CountingBloom10-addAll", members, others, rounds, /*their_batched=*/true);
 
-  // Cuckoo12: one Add per key on both sides, as its benchmark fills it (id 11).
+  Dynamic<amq::BlockedBloom, SimdBlockFilterFixed64<SimpleMixSplit>>(
+      "blocked_bloom", "BlockedBloom64", members, others, rounds, /*their_batched=*/false);
+  Dynamic<amq::BlockedBloom, SimdBlockFilterFixed<SimpleMixSplit>>(
+      "blocked_bloom", "BlockedBloom", members, others, rounds, /*their_batched=*/false);
+
+  // Cuckoo12: one Add per key on both sides, as its benchmark fills it (id 11); then its tables
+  // of a power of two buckets (ids 14-16, Cuckoo8-2^n ...), and the semi-sorted one (id 13).
   Dynamic<amq::Cuckoo<12>, TheirCuckoo12>("cuckoo12", "Cuckoo12", members, others, rounds,
                                           /*their_batched=*/false);
+  using cuckoofilter::CuckooFilter;
+  using cuckoofilter::SingleTable;
+  Dynamic<amq::Cuckoo<8>, CuckooFilter<std::uint64_t, 8, SingleTable, SimpleMixSplit>>(
+      "cuckoo8", "Cuckoo8-2^n", members, others, rounds, /*their_batched=*/false);
+  Dynamic<amq::Cuckoo<12>, CuckooFilter<std::uint64_t, 12, SingleTable, SimpleMixSplit>>(
+      "cuckoo12", "Cuckoo12-2^n", members, others, rounds, /*their_batched=*/false);
+  Dynamic<amq::Cuckoo<16>, CuckooFilter<std::uint64_t, 16, SingleTable, SimpleMixSplit>>(
+      "cuckoo16", "Cuckoo16-2^n", members, others, rounds, /*their_batched=*/false);
+  Dynamic<amq::CuckooSemiSort13,
+          cuckoofilter::CuckooFilterStable<std::uint64_t, 13, cuckoofilter::PackedTable, SimpleMixSplit>>(
+      "cuckoo_semisort13", "CuckooSemiSort13", members, others, rounds, /*their_batched=*/false);
+
+  // The quotient filters against its CQF (id 30), and the prefix filters (ids 35-37).
+  using TheirCqf = GQFilter<std::uint64_t, 8, SimpleMixSplit>;
+  Dynamic<amq::Rsqf, TheirCqf>("rsqf", "CQF", members, others, rounds, /*their_batched=*/false);
+  Dynamic<amq::Cqf, TheirCqf>("cqf", "CQF", members, others, rounds, /*their_batched=*/false);
+  Dynamic<amq::PrefixTc, Prefix_Filter<TC_shortcut<SimpleMixSplit>>>(
+      "prefix_tc", "PF[TC]", members, others, rounds, /*their_batched=*/false);
+  Dynamic<amq::PrefixCuckoo12, Prefix_Filter<TheirCuckoo12>>(
+      "prefix_cuckoo12", "PF[CF-12-Flex]", members, others, rounds, /*their_batched=*/false);
+  Dynamic<amq::PrefixBlockedBloom, Prefix_Filter<SimdBlockFilterFixed<SimpleMixSplit>>>(
+      "prefix_blocked_bloom", "PF[BBF-Flex]", members, others, rounds, /*their_batched=*/false);
   return 0;
 }
