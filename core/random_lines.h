@@ -57,9 +57,10 @@ __attribute__((noinline)) inline std::uint64_t RandomLines(const std::byte* base
 // The same streams' lines, each prefetched kRandomLinesPrefetchRounds rounds (16 x 4 lines)
 // before it is loaded: a prefetch retires at once, so the lines in flight are bounded by the
 // cache's miss buffers rather than by the core's reorder window, as in a batched lookup that
-// prefetches a group before probing it. Here it reads more lines per second than the loads alone between
-// the caches and DRAM (results/machine.jsonl: 1.96e8 against 1.26e8 at 64 MiB), 8% more at
-// 1 GiB (9.04e7 against 8.39e7), fewer inside L2 (1.45e9 against 2.15e9 at 256 KiB).
+// prefetches a group before probing it. On huge pages (results/machine.jsonl, the machine
+// experiment of `./run_all.sh --full` at 4a001aa) it read more lines per second than the loads
+// alone between the caches and DRAM (1.88e8 against 1.38e8 at 64 MiB), 3% more at 1 GiB
+// (5.09e7 against 4.95e7), and fewer inside L2 (1.52e9 against 2.24e9 at 256 KiB).
 inline constexpr int kRandomLinesPrefetchRounds = 4;
 __attribute__((noinline)) inline std::uint64_t RandomLinesPrefetched(const std::byte* base, std::uint64_t lines,
                                                                      std::uint64_t rounds, std::uint64_t* state) {

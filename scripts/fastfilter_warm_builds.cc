@@ -351,17 +351,22 @@ int main(int argc, char** argv) {
   // of a power of two buckets (ids 14-16, Cuckoo8-2^n ...), and the semi-sorted one (id 13).
   Dynamic<amq::Cuckoo<12>, TheirCuckoo12>("cuckoo12", "Cuckoo12", members, others, rounds,
                                           /*their_batched=*/false);
-  using cuckoofilter::CuckooFilter;
-  using cuckoofilter::SingleTable;
-  Dynamic<amq::Cuckoo<8>, CuckooFilter<std::uint64_t, 8, SingleTable, SimpleMixSplit>>(
-      "cuckoo8", "Cuckoo8-2^n", members, others, rounds, /*their_batched=*/false);
-  Dynamic<amq::Cuckoo<12>, CuckooFilter<std::uint64_t, 12, SingleTable, SimpleMixSplit>>(
-      "cuckoo12", "Cuckoo12-2^n", members, others, rounds, /*their_batched=*/false);
-  Dynamic<amq::Cuckoo<16>, CuckooFilter<std::uint64_t, 16, SingleTable, SimpleMixSplit>>(
-      "cuckoo16", "Cuckoo16-2^n", members, others, rounds, /*their_batched=*/false);
-  Dynamic<amq::CuckooSemiSort13,
-          cuckoofilter::CuckooFilterStable<std::uint64_t, 13, cuckoofilter::PackedTable, SimpleMixSplit>>(
-      "cuckoo_semisort13", "CuckooSemiSort13", members, others, rounds, /*their_batched=*/false);
+  using TheirCuckoo8Pow2 =
+      cuckoofilter::CuckooFilter<std::uint64_t, 8, cuckoofilter::SingleTable, SimpleMixSplit>;
+  using TheirCuckoo12Pow2 =
+      cuckoofilter::CuckooFilter<std::uint64_t, 12, cuckoofilter::SingleTable, SimpleMixSplit>;
+  using TheirCuckoo16Pow2 =
+      cuckoofilter::CuckooFilter<std::uint64_t, 16, cuckoofilter::SingleTable, SimpleMixSplit>;
+  using TheirSemiSort13 =
+      cuckoofilter::CuckooFilterStable<std::uint64_t, 13, cuckoofilter::PackedTable, SimpleMixSplit>;
+  Dynamic<amq::Cuckoo<8>, TheirCuckoo8Pow2>("cuckoo8", "Cuckoo8-2^n", members, others, rounds,
+                                            /*their_batched=*/false);
+  Dynamic<amq::Cuckoo<12>, TheirCuckoo12Pow2>("cuckoo12", "Cuckoo12-2^n", members, others, rounds,
+                                              /*their_batched=*/false);
+  Dynamic<amq::Cuckoo<16>, TheirCuckoo16Pow2>("cuckoo16", "Cuckoo16-2^n", members, others, rounds,
+                                              /*their_batched=*/false);
+  Dynamic<amq::CuckooSemiSort13, TheirSemiSort13>("cuckoo_semisort13", "CuckooSemiSort13", members,
+                                                  others, rounds, /*their_batched=*/false);
 
   // The quotient filters against its CQF (id 30), and the prefix filters (ids 35-37).
   using TheirCqf = GQFilter<std::uint64_t, 8, SimpleMixSplit>;
