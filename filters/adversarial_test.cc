@@ -221,6 +221,14 @@ std::uint64_t TopField(std::uint64_t range) { return TopBitsMask(CeilLog2(range)
 constexpr const char* kMixedFingerprint =
     "the fingerprint is the top bits of an odd multiple of the whole hash: no fixed bits pin it";
 
+// The peeled filters' k-bit fingerprint folds the hash's low k bits with its bits 32 up
+// (static_detail::FoldedFingerprintOf): fixing both fields fixes it.
+template <class F>
+std::uint64_t FoldedFingerprintField(const FilterParams& p) {
+  const int k = F::build(UniformKeys(1, KeyStream::kMembers, kTargetedKeys), p).fingerprint_bits();
+  return LowBitsMask(k) | (LowBitsMask(k) << 32);
+}
+
 // Adaptive cuckoo filters mix h = HashKey(key) again: table t's bucket is the top bits of
 // MurmurMix64(h + kBucketSalt (t + 1)), the fingerprint (variant 0: every kind but a
 // swapping slot at positions 1..3) the top bits of MurmurMix64(h ^ kFingerprintSalt). The salts
@@ -359,14 +367,23 @@ std::vector<KeySet> TargetedSets() {
     return FromFields({HashKeyPreimage(spread), quotient, remainder, quotient | remainder, "", ""});
   } else if constexpr (kIsXor<F>) {
     const std::uint64_t p0 = TopField(F::SlotsFor(kTargetedKeys) / 3);
-    return FromFields({HashKeyPreimage(static_detail::AttemptSeed(kFilterSeed, 0)), p0, 0,
-                       p0 | std::rotr(p0, 21) | std::rotr(p0, 42), kMixedFingerprint, ""});
+    // "Index": all three positions, so attempt 0 cannot peel; "both": p0 and the fingerprint
+    // (all three positions and the fingerprint would leave fewer than the 10 free bits that
+    // keep 1024 keys distinct).
+    const std::uint64_t fingerprint = FoldedFingerprintField<F>(p);
+    return FromFields({HashKeyPreimage(static_detail::AttemptSeed(kFilterSeed, 0)),
+                       p0 | std::rotr(p0, 21) | std::rotr(p0, 42), fingerprint, p0 | fingerprint,
+                       "", ""});
   } else if constexpr (kIsFuse<F>) {
+    // As XOR's: "index" every position (h0 and the offsets), "both" h0 and the fingerprint.
     const fuse_detail::Geometry g = fuse_detail::GeometryFor(kTargetedKeys, kFuseArity<F>);
     const std::uint64_t h0 = TopField(std::uint64_t{g.segment_count} * g.segment_length);
-    const std::uint64_t offsets = LowBitsMask(std::countr_zero(g.segment_length));
-    return FromFields({HashKeyPreimage(static_detail::AttemptSeed(kFilterSeed, 0)), h0, 0,
-                       h0 | (offsets << 18) | offsets, kMixedFingerprint, ""});
+    const std::uint64_t offset = LowBitsMask(std::countr_zero(g.segment_length));
+    const std::uint64_t offsets =
+        offset | (offset << 18) | (kFuseArity<F> == 4 ? offset << 32 : 0);
+    const std::uint64_t fingerprint = FoldedFingerprintField<F>(p);
+    return FromFields({HashKeyPreimage(static_detail::AttemptSeed(kFilterSeed, 0)), h0 | offsets,
+                       fingerprint, h0 | fingerprint, "", ""});
   } else if constexpr (kIsRibbon<F>) {
     double overhead = F::kOverhead;
     if constexpr (kIsHomogRibbon<F>) overhead = F::OverheadFor(F::ResultBitsFor(p));

@@ -52,12 +52,26 @@ inline std::vector<std::uint64_t> DistinctKeys(std::span<const std::uint64_t> ke
   return copy;
 }
 
-// The k-bit fingerprint of a hash: the top bits of an odd multiple. The slot positions use the
-// hash's top bits (ReduceRange) and its low bits (in-segment offsets); the product's top bits
-// depend on every bit of the hash, so the fingerprint is not a copy of either field.
+// The Ribbons' k-bit fingerprint of a hash: the top bits of an odd multiple. A Ribbon lookup is
+// linear over GF(2) in the hash bits its coefficient row copies, so its fingerprint must not be
+// a linear function of them (a solution would then answer yes to keys it never saw); the
+// product's top bits depend on every bit of the hash, and nonlinearly.
 inline constexpr std::uint64_t kFingerprintMultiplier = 0xd6e8feb86659fd93ULL;
 inline std::uint64_t FingerprintOf(std::uint64_t hash, int bits) {
   return (hash * kFingerprintMultiplier) >> (64 - bits);
+}
+
+// The peeled filters' k-bit fingerprint (k <= 32): the hash's low k bits XOR bits 32.., a fold
+// as FastFilter's XOR filters take theirs. A peeled lookup XORs the slots at its positions, a
+// table lookup rather than a linear map of the hash bits, so the fold is enough: measured FPR
+// over 2^-k 0.96-1.01 for k = 1..12 (n = 10^5, 4*10^6 absent keys; xor, binary fuse 3- and
+// 4-wise), 0.99-1.01 at k = 8 and 1.005-1.015 at k = 16 (n = 10^6). It replaced the multiply
+// of FingerprintOf on 2026-12-04: a shift and an XOR where the multiply took an imul and a
+// 64-bit constant on each lookup, and out-of-line lookups at n = 10^6 took 3-10% less time
+// against FastFilter's (median ratios, scripts/fastfilter_warm_builds.cc's lookups, three
+// runs of each build, alternating).
+inline std::uint64_t FoldedFingerprintOf(std::uint64_t hash, int bits) {
+  return (hash ^ (hash >> 32)) & ((std::uint64_t{1} << bits) - 1);
 }
 
 // Slot storage of k-bit fingerprints: plain bytes or 16-bit words for k = 8 and 16 (a load
@@ -344,7 +358,7 @@ class PeeledFilterBase {
   }
 
   std::uint64_t Fingerprint(std::uint64_t h) const {
-    return static_detail::FingerprintOf(h, kFixedBits ? kFixedBits : bits_);
+    return static_detail::FoldedFingerprintOf(h, kFixedBits ? kFixedBits : bits_);
   }
 
   // The construction into f (bits_ already set): attempt after attempt, under the seed

@@ -26,9 +26,9 @@
 //   cqf              the r bits just below them.
 //   xor8/16, xor     HashKey, AttemptSeed(seed, attempt): a new hash every attempt. p0: top
 //                    bits; p1, p2: top bits of rotl(h, 21), rotl(h, 42) = h's bits 42 down and
-//                    21 down. Fingerprint: top bits of h * C, which every bit of h moves.
+//                    21 down. Fingerprint (k bits): h's low k bits XOR its bits 32 up.
 //   binary_fuse*     HashKey, AttemptSeed. h0: top bits; p1: bits 18 up; p2: the low bits;
-//                    4-wise p3 and the fingerprint: top bits of multiples of h.
+//                    4-wise p3: bits 32 up. Fingerprint: as XOR's.
 //   ribbon, ribbon64 HashKey, AttemptSeed. Start: top bits. Coefficients and result bits:
 //   ribbon_frac      multiples and mixes of all of h.
 //   gcs              HashKey, AttemptSeed. Bucket: the top bits of h B; offset in the bucket:
