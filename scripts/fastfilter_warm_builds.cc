@@ -218,6 +218,14 @@ void StaticLookups(const char* ours_name, const char* their_name,
   Lookups(ours_name, their_name, ours, theirs, members, others, rounds);
 }
 
+// A static pair: its builds, then the lookups of one filter per side.
+template <class Ours, class Theirs>
+void Static(const char* ours_name, const char* their_name, const std::vector<std::uint64_t>& members,
+            const std::vector<std::uint64_t>& others, int rounds) {
+  Build<Ours, Theirs>(ours_name, their_name, members, rounds);
+  StaticLookups<Ours, Theirs>(ours_name, their_name, members, others, rounds);
+}
+
 // A dynamic pair: inserts into a table allocated before the clock on both sides (ours
 // insert_many where the filter has it, else one insert() per key, as our micro-benchmark's
 // insert; theirs AddAll or an Add loop, as its benchmark fills that filter), the
@@ -295,43 +303,27 @@ int main(int argc, char** argv) {
       xorbinaryfusefilter_lowmem4wise::XorBinaryFuseFilter<std::uint64_t, std::uint8_t>;
   using TheirCuckoo12 =
       cuckoofilter::CuckooFilterStable<std::uint64_t, 12, cuckoofilter::SingleTable, SimpleMixSplit>;
-  Build<amq::Xor8, TheirXor8>("xor8", "Xor8", members, rounds);
-  Build<amq::Xor16, TheirXor16>("xor16", "Xor16", members, rounds);
-  Build<amq::BinaryFuse8, TheirFuse8>("binary_fuse8", "XorBinaryFuse8", members, rounds);
-  Build<amq::BinaryFuse16, TheirFuse16>("binary_fuse16", "XorBinaryFuse16", members, rounds);
-  Build<amq::BinaryFuse8x4, TheirFuse8x4>("binary_fuse8_4wise", "XorBinaryFuse8-4wise", members,
-                                          rounds);
-  StaticLookups<amq::Xor8, TheirXor8>("xor8", "Xor8", members, others, rounds);
-  StaticLookups<amq::Xor16, TheirXor16>("xor16", "Xor16", members, others, rounds);
-  StaticLookups<amq::BinaryFuse8, TheirFuse8>("binary_fuse8", "XorBinaryFuse8", members, others,
-                                              rounds);
-  StaticLookups<amq::BinaryFuse16, TheirFuse16>("binary_fuse16", "XorBinaryFuse16", members,
-                                                others, rounds);
-  StaticLookups<amq::BinaryFuse8x4, TheirFuse8x4>("binary_fuse8_4wise", "XorBinaryFuse8-4wise",
-                                                  members, others, rounds);
+  Static<amq::Xor8, TheirXor8>("xor8", "Xor8", members, others, rounds);
+  Static<amq::Xor16, TheirXor16>("xor16", "Xor16", members, others, rounds);
+  Static<amq::BinaryFuse8, TheirFuse8>("binary_fuse8", "XorBinaryFuse8", members, others, rounds);
+  Static<amq::BinaryFuse16, TheirFuse16>("binary_fuse16", "XorBinaryFuse16", members, others,
+                                         rounds);
+  Static<amq::BinaryFuse8x4, TheirFuse8x4>("binary_fuse8_4wise", "XorBinaryFuse8-4wise", members,
+                                           others, rounds);
   // Xor+ and the Golomb-compressed set (ids 3, 4 and 20), built with AddAll.
   using TheirXorPlus8 = XorFilterPlus<std::uint64_t, std::uint8_t, SimpleMixSplit>;
   using TheirXorPlus16 = XorFilterPlus<std::uint64_t, std::uint16_t, SimpleMixSplit>;
   using TheirGcs = GcsFilter<std::uint64_t, 8, SimpleMixSplit>;
-  Build<amq::XorPlus8, TheirXorPlus8>("xor_plus8", "Xor+8", members, rounds);
-  StaticLookups<amq::XorPlus8, TheirXorPlus8>("xor_plus8", "Xor+8", members, others, rounds);
-  Build<amq::XorPlus16, TheirXorPlus16>("xor_plus16", "Xor+16", members, rounds);
-  StaticLookups<amq::XorPlus16, TheirXorPlus16>("xor_plus16", "Xor+16", members, others, rounds);
-  Build<amq::Gcs, TheirGcs>("gcs", "GCS", members, rounds);
-  StaticLookups<amq::Gcs, TheirGcs>("gcs", "GCS", members, others, rounds);
-  // The standard Ribbon at 7 bits (id 3076, StandardRibbon64_7), ours at its r = 7.
-  using TheirRibbon64 = StandardRibbonFilter<std::uint64_t, 7, 0>;
-  Build<amq::Ribbon64, TheirRibbon64>("ribbon64", "StandardRibbon64_7", members, rounds);
-  StaticLookups<amq::Ribbon64, TheirRibbon64>("ribbon64", "StandardRibbon64_7", members, others,
-                                              rounds);
-  // The Ribbons (FastFilter's ids 1086 and 2086: HomogRibbon64_8, BalancedRibbon64Pack_8).
-  Build<amq::HomogRibbon64, HomogRibbonFilter<std::uint64_t, 8>>("homog_ribbon64", "HomogRibbon64_8",
-                                                                  members, rounds);
-  StaticLookups<amq::HomogRibbon64, HomogRibbonFilter<std::uint64_t, 8>>(
+  Static<amq::XorPlus8, TheirXorPlus8>("xor_plus8", "Xor+8", members, others, rounds);
+  Static<amq::XorPlus16, TheirXorPlus16>("xor_plus16", "Xor+16", members, others, rounds);
+  Static<amq::Gcs, TheirGcs>("gcs", "GCS", members, others, rounds);
+  // The standard Ribbon at 7 bits (id 3076, StandardRibbon64_7), ours at its r = 7; then
+  // FastFilter's ids 1086 and 2086 (HomogRibbon64_8, BalancedRibbon64Pack_8).
+  Static<amq::Ribbon64, StandardRibbonFilter<std::uint64_t, 7, 0>>(
+      "ribbon64", "StandardRibbon64_7", members, others, rounds);
+  Static<amq::HomogRibbon64, HomogRibbonFilter<std::uint64_t, 8>>(
       "homog_ribbon64", "HomogRibbon64_8", members, others, rounds);
-  Build<amq::BumpedRibbon, BalancedRibbonFilter<std::uint64_t, 8, 0>>(
-      "bumped_ribbon", "BalancedRibbon64Pack_8", members, rounds);
-  StaticLookups<amq::BumpedRibbon, BalancedRibbonFilter<std::uint64_t, 8, 0>>(
+  Static<amq::BumpedRibbon, BalancedRibbonFilter<std::uint64_t, 8, 0>>(
       "bumped_ribbon", "BalancedRibbon64Pack_8", members, others, rounds);
   // The dynamic pairs, each filled as bulk-insert-and-query fills it: VQF and
   // CountingBloom10-addAll with AddAll (ids 31, 60), the others one Add per key.
