@@ -348,9 +348,11 @@ std::vector<KeySet> TargetedSets() {
     const std::uint64_t index = TopField(Bloom(p).size_in_bytes() * 8);
     return FromFields({HashKeyPreimage(spread), index, index >> 32, index | (index >> 32), "", ""});
   } else if constexpr (std::is_same_v<F, CountingBloom>) {
-    // As Bloom's: index and step fixed, every key probes the same k counters (they saturate).
-    const std::uint64_t index = TopField(CountingBloom(p).size_in_bytes() * 2);
-    return FromFields({HashKeyPreimage(spread), index, index >> 32, index | (index >> 32), "", ""});
+    // Probe 0 is the hash's high half: its word from the top bits, its counter in the word from
+    // bits 32-35; the step is the low half. Index and step both fixed: every key probes the same
+    // k counters (they saturate).
+    const std::uint64_t index = TopField(CountingBloom(p).size_in_bytes() / 8) | (std::uint64_t{0xf} << 32);
+    return FromFields({HashKeyPreimage(spread), index, LowBitsMask(32), index | LowBitsMask(32), "", ""});
   } else if constexpr (std::is_same_v<F, BlockedBloom> || std::is_same_v<F, BlockedBloom256>) {
     const std::uint64_t index = TopField(F(p).size_in_bytes() / kBlockBytes<F>);
     return FromFields({HashKeyPreimage(spread), index, LowBitsMask(32), index | LowBitsMask(32),

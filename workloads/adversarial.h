@@ -19,7 +19,9 @@
 //                    and h's bits 31 down (the step's top). No fingerprint.
 //   blocked_bloom    HashKey, SpreadSeed. Block: top bits. In-block bits: the low 32 bits.
 //   blocked_bloom256 The same fields: block ((h >> 32) z) >> 32, from h's top bits.
-//   counting_bloom   As bloom: counters where bloom has bits.
+//   counting_bloom   HashKey, SpreadSeed. Probe i is a + i b mod 2^32 with a = h >> 32 and
+//                    step b = h's low 32 bits | 1: probe 0's word from h's top bits, its
+//                    counter in the word from bits 32-35; the step from the low 32 bits.
 //   cuckoo, cuckooN, HashKey, SpreadSeed. Bucket i1: the LOW p bits (h & mask). Fingerprint:
 //   cuckoo_semisort13 the TOP f bits (ReduceRange(h, 2^f - 1) + 1). i2 = i1 ^ g(fingerprint).
 //   quotient, rsqf,  HashKey, SpreadSeed. Quotient (home slot): the top q bits. Remainder:
