@@ -286,7 +286,7 @@ class CountingBloom {
   // come in one gather, and one test finds any counter at zero. Against FastFilter's
   // CountingBloom10 at its configuration (n = 10^6, 10 counters a key, k = 7, -march=native,
   // both out of line, one process, same keys; AMD EPYC, 2026-12-04), medians of the per-round
-  // ratios of 5 runs of 11 rounds: members 0.91-0.95 of its time against 1.19-1.20 for the
+  // ratios of 5 runs of 11 rounds: members 0.90-0.95 of its time against 1.19-1.20 for the
   // portable path with the earlier 64-bit indexing (a probe-by-probe loop with this indexing
   // and k fixed at 7 came to 0.98-1.02 in 3 runs), non-members 0.64-0.81 against 0.75-0.87.
   bool ContainsHashAvx512(std::uint64_t hash) const {

@@ -316,10 +316,10 @@ class Vqf {
       // vqf8 answers from the first block when it can (EitherBucketMatches): the second line's
       // load starts now, not after that answer, since a member in its second block is the
       // branch's usual miss and would wait for both lines one after the other. Against
-      // FastFilter's VQF (n = 10^6, -march=native, both out of line, one process; 7 runs of 11
-      // rounds, medians of per-round ratios, 2026-12-04): members 1.09-1.11 of its time against
-      // 1.12-1.18 without it, absent keys 0.94-0.95 (0.95-0.96). contains_many has its lines
-      // prefetched by the pipeline already.
+      // FastFilter's VQF (n = 10^6, -march=native, both out of line, one process; 4 runs of 11
+      // rounds with both versions in the process, medians of per-round ratios, 2026-12-04):
+      // members 1.11-1.13 of its time against 1.15-1.17 without it, absent keys 0.94-0.95
+      // (0.96-0.97). contains_many has its lines prefetched by the pipeline already.
       __builtin_prefetch(&blocks_[l.second]);
     }
     return EitherBucketMatches(l);
