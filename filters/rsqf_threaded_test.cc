@@ -83,7 +83,9 @@ void LoadOnThreads(int q, int r, double load, std::uint64_t seed,
                                         << " blocks, load " << load);
       F filter(q, r, SpreadSeed(seed), 0.95);
       const ThreadedBuild build = InsertOnThreads(filter, keys, threads, region_blocks);
-      if (load <= 0.95) EXPECT_EQ(build.accepted_count, keys.size());
+      if (load <= 0.95) {
+        EXPECT_EQ(build.accepted_count, keys.size());
+      }
       ExpectLikeSequential(filter, build, keys, q, r, seed);
     }
   }
