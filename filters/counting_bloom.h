@@ -91,7 +91,6 @@ class CountingBloom {
     }
     words_.assign(words, 0);
     word_count_ = words;
-    counters_ = words * kPerWord;
     probes_ = std::max(1, static_cast<int>(std::lround(per_key * std::log(2.0))));
     full_rounds_ = (probes_ - 1) / 8;
     last_lanes_ = static_cast<std::uint8_t>((1U << (probes_ - 8 * full_rounds_)) - 1);
@@ -151,7 +150,7 @@ class CountingBloom {
   }
 
   Theory theory() const {
-    return {BloomFpr(probes_, static_cast<double>(keys_), static_cast<double>(counters_)),
+    return {BloomFpr(probes_, static_cast<double>(keys_), static_cast<double>(counters())),
             bits_per_key_target_};
   }
 
@@ -172,9 +171,9 @@ class CountingBloom {
        "counting Bloom: the paper's bound on Pr(any counter >= 16), m (e n k / (16 m))^16"}};
 
   void add_stats(Stats& s) const {
-    const double m = static_cast<double>(counters_), n = static_cast<double>(keys_);
+    const double m = static_cast<double>(counters()), n = static_cast<double>(keys_);
     s.put("hash_probes", probes_);
-    s.put("counters", counters_);
+    s.put("counters", counters());
     s.put("saturated_counters", saturated_);
     s.put("saturated_expected", CountingBloomCountersAtLeast(m, n, probes_, kMax));
     s.put("counter_overflows", overflows_);
@@ -187,6 +186,8 @@ class CountingBloom {
 
  private:
   static constexpr std::uint64_t kMaxWords = std::uint64_t{1} << 32;
+
+  std::uint64_t counters() const { return word_count_ * kPerWord; }  // m
 
   // A key's first probe a and step b (odd, so k <= 2^32 probes are distinct); probe i is a + i b.
   struct Probes {
@@ -325,7 +326,6 @@ class CountingBloom {
   double bits_per_key_target_;
   std::vector<std::uint64_t> words_;
   std::uint64_t word_count_ = 1;  // words_.size(), at most 2^32
-  std::uint64_t counters_ = 0;
   int probes_ = 1;
   // The AVX-512 lookup's rounds of eight probes: all but the last, and the last one's lanes.
   int full_rounds_ = 0;

@@ -32,7 +32,8 @@ TEST(RibbonAvx512, ParitiesAreThePortableOnes) {
   if (!CpuHasIt()) GTEST_SKIP() << "this CPU has no AVX-512 F and VPOPCNTDQ";
   XorShift64Star random(17);
   std::vector<std::uint64_t> words(64);
-  std::size_t compared = 0, nonzero = 0;
+  constexpr std::size_t kCases = 32 * 64 * 20;
+  std::size_t nonzero = 0;
   for (int columns = 1; columns <= 32; ++columns) {
     for (std::size_t o = 0; o < 64; ++o) {
       for (int trial = 0; trial < 20; ++trial) {
@@ -47,13 +48,11 @@ TEST(RibbonAvx512, ParitiesAreThePortableOnes) {
         const std::uint64_t portable =
             ribbon_detail::ParitiesPortable<std::uint64_t, 64>(words.data(), columns, o, c);
         ASSERT_EQ(simd, portable) << "columns " << columns << ", offset " << o << ", row " << c;
-        ++compared;
         nonzero += simd != 0 ? 1 : 0;
       }
     }
   }
-  EXPECT_EQ(compared, 32u * 64 * 20);
-  EXPECT_GT(nonzero, compared / 2);  // the parities are not trivially zero
+  EXPECT_GT(nonzero, kCases / 2);  // the parities are not trivially zero
 #endif
 }
 
