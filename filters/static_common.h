@@ -96,11 +96,15 @@ class FingerprintArray {
       return words_[i];
     }
   }
-  // Starts loading the cache line of slot i (a bit-packed slot may straddle two lines; its
-  // first is the one asked for).
+  // Starts loading the cache lines of slot i: a bit-packed slot is read by an 8-byte load from
+  // its first byte, which may run into the next line, so the line of that load's last byte is
+  // asked for too (as cuckoo.h's PrefetchBucket does: a load that waits for a line nobody
+  // prefetched stalls the batched pipeline behind it).
   void prefetch(std::size_t i) const {
     if constexpr (kBits == 0) {
-      __builtin_prefetch(packed_.data() + i * packed_.width() / 8);
+      const std::uint8_t* first = packed_.data() + i * packed_.width() / 8;
+      __builtin_prefetch(first);
+      __builtin_prefetch(first + 7);
     } else {
       __builtin_prefetch(words_.data() + i);
     }
