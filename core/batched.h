@@ -53,4 +53,45 @@ std::size_t PipelinedContains(std::span<const std::uint64_t> keys, std::span<std
   return ones;
 }
 
+// The pipeline in two stages, for lookups that read some lines only when others allow: a
+// Bloom filter's absent key stops at its first clear bits, so prefetching every one of its k
+// lines would spend the memory system on lines no probe reads. prepare(key) hashes and
+// prefetches the lines every lookup reads; kFirst keys later advance(state) reads them and
+// prefetches the rest only where they will be read; kSecond keys after that probe(state)
+// answers. kFirst + kSecond a power of two; state is what prepare returns, and advance may
+// change it.
+template <std::size_t kFirst, std::size_t kSecond, class Prepare, class Advance, class Probe>
+std::size_t TwoStagePipelinedContains(std::span<const std::uint64_t> keys, std::span<std::uint8_t> out,
+                                      Prepare prepare, Advance advance, Probe probe) {
+  constexpr std::size_t kDistance = kFirst + kSecond;
+  static_assert(kFirst > 0 && kSecond > 0 && (kDistance & (kDistance - 1)) == 0,
+                "kFirst + kSecond must be a power of two");
+  using State = std::invoke_result_t<Prepare, std::uint64_t>;
+  std::array<State, kDistance> ring;
+  const std::size_t n = keys.size();
+  std::size_t ones = 0;
+  const auto answer = [&](std::size_t k) {
+    const bool hit = probe(ring[k % kDistance]);
+    out[k] = hit ? 1 : 0;
+    ones += hit ? 1 : 0;
+  };
+  // Step i prepares key i, advances key i - kFirst and answers key i - kDistance, where those
+  // exist: the fill, the steady state (all three, no test), then the drain from i = n.
+  std::size_t i = 0;
+  for (; i < std::min(n, kDistance); ++i) {
+    ring[i] = prepare(keys[i]);
+    if (i >= kFirst) advance(ring[i - kFirst]);
+  }
+  for (; i < n; ++i) {
+    answer(i - kDistance);
+    ring[i % kDistance] = prepare(keys[i]);
+    advance(ring[(i - kFirst) % kDistance]);
+  }
+  for (; i < n + kDistance; ++i) {
+    if (i >= kFirst && i - kFirst < n) advance(ring[(i - kFirst) % kDistance]);
+    if (i >= kDistance) answer(i - kDistance);
+  }
+  return ones;
+}
+
 }  // namespace amq

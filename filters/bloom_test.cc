@@ -3,6 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
+#include <random>
+#include <span>
+#include <vector>
 
 #include "filters/blocked_bloom.h"
 #include "filters/bloom.h"
@@ -30,6 +34,38 @@ TEST(Bloom, SizedFromBitsPerKey) {
   const Json stats = StatsOf(bloom);
   EXPECT_EQ(stats["hash_probes"].get<int>(), 8);  // round(12 ln 2) = round(8.32)
   EXPECT_EQ(stats["bits"].get<std::uint64_t>(), 12032u);  // 12,000 rounded up to 64-bit words
+}
+
+// contains_many's two stages (the first three probes, then the rest only where those are set)
+// answer as contains() does, for every k, with k <= 3 (no second stage) among them, and for
+// batches shorter than, equal to and longer than the pipeline.
+TEST(Bloom, BatchedLookupsAnswerAsSingleOnesForEveryK) {
+  std::mt19937_64 rng(7);
+  std::vector<std::uint64_t> keys(3000), queries(6000);
+  for (auto& k : keys) k = rng();
+  for (std::size_t i = 0; i < queries.size(); ++i) queries[i] = i % 2 ? keys[i / 2] : rng();
+  for (double bits_per_key : {1.0, 2.0, 3.0, 4.0, 6.0, 8.0, 10.0, 12.0, 17.0}) {
+    FilterParams p;
+    p.capacity = keys.size();
+    p.bits_per_key = bits_per_key;
+    Bloom bloom(p);
+    for (const auto k : keys) bloom.insert(k);
+    const int probes = StatsOf(bloom)["hash_probes"].get<int>();
+    for (const std::size_t length : {std::size_t{0}, std::size_t{1}, std::size_t{7}, std::size_t{8},
+                                     std::size_t{15}, std::size_t{16}, std::size_t{17}, queries.size()}) {
+      const std::span<const std::uint64_t> batch(queries.data(), length);
+      std::vector<std::uint8_t> out(length, 2);
+      std::size_t ones = 0, expected_ones = 0;
+      ones = bloom.contains_many(batch, out);
+      for (std::size_t i = 0; i < length; ++i) {
+        const bool single = bloom.contains(batch[i]);
+        expected_ones += single ? 1 : 0;
+        ASSERT_EQ(out[i], single ? 1 : 0) << "k = " << probes << ", batch of " << length << ", query " << i;
+      }
+      EXPECT_EQ(ones, expected_ones) << "k = " << probes << ", batch of " << length;
+    }
+    for (const auto k : keys) ASSERT_TRUE(bloom.contains(k)) << "k = " << probes;
+  }
 }
 
 TEST(BlockedBloom, TheoryIsMonotoneAndSizingMeetsTheTarget) {
