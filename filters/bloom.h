@@ -82,7 +82,9 @@ class Bloom {
   // lines; kPrefetchAhead keys later the second reads them and, where all three bits are set
   // (every member, an eighth of absent keys), prefetches the rest; kProbeAhead keys after that
   // the lookup answers. Prefetching all k lines at once, as before, spent more than half the
-  // lines an absent key's lookup fetched on lines it never read.
+  // lines an absent key's lookup fetched on lines it never read. At n = 2^26 (portable, k = 7,
+  // 2026-12-05) non-members went from 50.7-51.0 to 32.6-33.9 ns a key, members from 59.5-59.7
+  // to 63.9-64.9 (the second stage's reads; a member reads all k lines either way).
   static constexpr std::size_t kPrefetchAhead = 8, kProbeAhead = 8;
   std::size_t contains_many(std::span<const std::uint64_t> keys, std::span<std::uint8_t> out) const {
     return TwoStagePipelinedContains<kPrefetchAhead, kProbeAhead>(

@@ -507,7 +507,7 @@ class Cuckoo {
     __builtin_prefetch(slots_.data() + base * f / 8);
     // Buckets of whole 64-bit words (cuckoo16) start 8-byte aligned, and 32-bit ones (cuckoo8)
     // are read by a 4-byte load: neither's load crosses a line.
-    if (kFixedBits == 0 || ((kSlotsPerBucket * kFixedBits) % 64 != 0 && !kThirtyTwoBitBuckets)) {
+    if constexpr (kFixedBits == 0 || ((kSlotsPerBucket * kFixedBits) % 64 != 0 && !kThirtyTwoBitBuckets)) {
       __builtin_prefetch(slots_.data() + last_load / 8 + 7);
     }
   }
