@@ -93,35 +93,22 @@ class Bloom {
           BatchedLookup l;
           l.a = HashKey(key, seed_);
           l.b = std::rotl(l.a, 32) | 1;
-          std::uint64_t a = l.a;
-          const int first = std::min(probes_, kBranchFreeProbes);
-#pragma GCC unroll 3
-          for (int i = 0; i < first; ++i, a += l.b) __builtin_prefetch(&words_[ReduceRange(a, bits_) >> 6]);
+          if (probes_ >= kBranchFreeProbes) {
+            PrefetchFirstProbes(l.a, l.b);
+          } else {
+            PrefetchProbes(l.a, l.b, 0, probes_);
+          }
           return l;
         },
         [this](BatchedLookup& l) {
-          // ContainsHash's branch-free first probes; l.a moves past them. With k < 3 the first
-          // stage prefetched every line and the probe reads them all.
+          // With k < 3 the first stage prefetched every line and the probe reads them all.
           if (probes_ < kBranchFreeProbes) return;
-          std::uint64_t all = ~std::uint64_t{0};
-#pragma GCC unroll 3
-          for (int i = 0; i < kBranchFreeProbes; ++i, l.a += l.b) {
-            const std::uint64_t bit = ReduceRange(l.a, bits_);
-            all &= words_[bit >> 6] >> (bit & 63);
-          }
-          l.maybe = (all & 1) != 0;
-          if (!l.maybe) return;
-          std::uint64_t a = l.a;
-          for (int i = kBranchFreeProbes; i < probes_; ++i, a += l.b) __builtin_prefetch(&words_[ReduceRange(a, bits_) >> 6]);
+          l.maybe = FirstProbesSet(l.a, l.b);
+          l.a += kBranchFreeProbes * l.b;
+          if (l.maybe) PrefetchProbes(l.a, l.b, kBranchFreeProbes, probes_);
         },
         [this](const BatchedLookup& l) {
-          if (!l.maybe) return false;
-          std::uint64_t a = l.a;
-          for (int i = probes_ < kBranchFreeProbes ? 0 : kBranchFreeProbes; i < probes_; ++i, a += l.b) {
-            const std::uint64_t bit = ReduceRange(a, bits_);
-            if ((words_[bit >> 6] & (1ULL << (bit & 63))) == 0) return false;
-          }
-          return true;
+          return l.maybe && LaterProbesSet(l.a, l.b, probes_ < kBranchFreeProbes ? 0 : kBranchFreeProbes);
         });
   }
 
@@ -165,20 +152,44 @@ class Bloom {
     const std::uint64_t b = std::rotl(a, 32) | 1;
     int i = 0;
     if (probes_ >= kBranchFreeProbes) {
-      std::uint64_t all = ~std::uint64_t{0};
-#pragma GCC unroll 4
-      for (; i < kBranchFreeProbes; ++i, a += b) {
-        const std::uint64_t bit = ReduceRange(a, bits_);
-        all &= words_[bit >> 6] >> (bit & 63);
-      }
-      if ((all & 1) == 0) return false;
+      if (!FirstProbesSet(a, b)) return false;
+      a += kBranchFreeProbes * b;
+      i = kBranchFreeProbes;
     }
-    for (; i < probes_; ++i, a += b) {
+    return LaterProbesSet(a, b, i);
+  }
+
+  // Whether the kBranchFreeProbes bits a, a + b, ... are all set, read without a branch between
+  // them.
+  bool FirstProbesSet(std::uint64_t a, std::uint64_t b) const {
+    std::uint64_t all = ~std::uint64_t{0};
+#pragma GCC unroll 4
+    for (int i = 0; i < kBranchFreeProbes; ++i, a += b) {
       const std::uint64_t bit = ReduceRange(a, bits_);
-      // Early exit: the absent keys that passed the first three mostly stop at the next one.
+      all &= words_[bit >> 6] >> (bit & 63);
+    }
+    return (all & 1) != 0;
+  }
+
+  // Whether probes from .. k - 1 (a the first of them) are all set, stopping at the first clear
+  // one: the absent keys that passed the first three mostly stop at the next one.
+  bool LaterProbesSet(std::uint64_t a, std::uint64_t b, int from) const {
+    for (int i = from; i < probes_; ++i, a += b) {
+      const std::uint64_t bit = ReduceRange(a, bits_);
       if ((words_[bit >> 6] & (1ULL << (bit & 63))) == 0) return false;
     }
     return true;
+  }
+
+  // Prefetches the lines of the kBranchFreeProbes first probes (a constant count: unrolled).
+  void PrefetchFirstProbes(std::uint64_t a, std::uint64_t b) const {
+#pragma GCC unroll 4
+    for (int i = 0; i < kBranchFreeProbes; ++i, a += b) __builtin_prefetch(&words_[ReduceRange(a, bits_) >> 6]);
+  }
+
+  // Prefetches the lines of probes from .. to - 1, a the first of them.
+  void PrefetchProbes(std::uint64_t a, std::uint64_t b, int from, int to) const {
+    for (int i = from; i < to; ++i, a += b) __builtin_prefetch(&words_[ReduceRange(a, bits_) >> 6]);
   }
 
   std::uint64_t seed_;

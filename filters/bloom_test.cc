@@ -55,8 +55,8 @@ TEST(Bloom, BatchedLookupsAnswerAsSingleOnesForEveryK) {
                                      std::size_t{15}, std::size_t{16}, std::size_t{17}, queries.size()}) {
       const std::span<const std::uint64_t> batch(queries.data(), length);
       std::vector<std::uint8_t> out(length, 2);
-      std::size_t ones = 0, expected_ones = 0;
-      ones = bloom.contains_many(batch, out);
+      const std::size_t ones = bloom.contains_many(batch, out);
+      std::size_t expected_ones = 0;
       for (std::size_t i = 0; i < length; ++i) {
         const bool single = bloom.contains(batch[i]);
         expected_ones += single ? 1 : 0;
