@@ -33,6 +33,80 @@ TEST(Morton, BlockIsOneCacheLineOfThePapersFields) {
   EXPECT_EQ(reinterpret_cast<std::uintptr_t>(filter.bytes().data()) % 64, 0u);
 }
 
+// A block holding `total` fingerprints (random bytes, nonzero, so a byte moved to the wrong
+// place shows) spread over random buckets, random OTA bits, zeros past the last: as the filter
+// keeps its blocks.
+morton_detail::Block RandomBlock(XorShift64Star& rng, int total) {
+  using namespace morton_detail;
+  Block b{};
+  for (int i = 0; i < total; ++i) b.fsa[i] = static_cast<std::uint8_t>(1 + rng.Next() % 255);
+  b.ota = static_cast<std::uint16_t>(rng.Next());
+  for (int placed = 0; placed < total;) {
+    const int j = static_cast<int>(rng.Next() % kBucketsPerBlock);
+    if (BucketCount(b, j) == kBucketCapacity) continue;
+    b.fca[j >> 5] += std::uint64_t{1} << (2 * (j & 31));
+    ++placed;
+  }
+  return b;
+}
+
+// The counter sum the portable build uses (no popcount instruction) against the popcounts.
+TEST(Morton, CounterSumsAgreeWithAndWithoutPopcount) {
+  using namespace morton_detail;
+  XorShift64Star rng(5);
+  for (int i = 0; i < 100000; ++i) {
+    const std::uint64_t a = rng.Next(), b = i % 2 ? rng.Next() : 0;
+    ASSERT_EQ(CounterSumInPlace(a, b), CounterSumByPopcount(a, b)) << std::hex << a << " " << b;
+  }
+  EXPECT_EQ(CounterSumInPlace(~std::uint64_t{0}, ~std::uint64_t{0}), 2 * 32 * 3);
+  EXPECT_EQ(CounterSumInPlace(0, 0), 0);
+}
+
+// The block operations are vector shuffles and masks: each against the plain byte loop it
+// replaces, at every fill and every position, the OTA and the counters' other words untouched.
+TEST(Morton, BlockOperationsMatchTheirByteByByteDefinitions) {
+  using namespace morton_detail;
+  XorShift64Star rng(11);
+  for (int trial = 0; trial < 40; ++trial) {
+    for (int total = 0; total <= kSlotsPerBlock; ++total) {
+      const Block b = RandomBlock(rng, total);
+      // Where each bucket's run starts: the counts before it, one bucket at a time.
+      int start = 0;
+      for (int j = 0; j < kBucketsPerBlock; ++j) {
+        ASSERT_EQ(BucketStart(b, j), start) << "bucket " << j << ", " << total << " stored";
+        start += BucketCount(b, j);
+      }
+      Owners owner{};
+      OwnersOf(b, owner);
+      for (int pos = 0, j = 0; j < kBucketsPerBlock; ++j) {
+        for (int c = 0; c < BucketCount(b, j); ++c, ++pos) ASSERT_EQ(owner[pos], j) << "position " << pos;
+      }
+      const int j = static_cast<int>(rng.Next() % kBucketsPerBlock);
+      for (int pos = 0; pos <= total; ++pos) {
+        if (total < kSlotsPerBlock) {
+          // Insert: the bytes from pos up move up one, fp lands at pos.
+          Block got = b, want = b;
+          const auto fp = static_cast<std::uint8_t>(1 + rng.Next() % 255);
+          InsertAt(got, j, pos, fp);
+          std::memmove(want.fsa + pos + 1, want.fsa + pos, static_cast<std::size_t>(total - pos));
+          want.fsa[pos] = fp;
+          want.fca[j >> 5] += std::uint64_t{1} << (2 * (j & 31));
+          ASSERT_EQ(std::memcmp(&got, &want, sizeof got), 0) << "insert at " << pos << " of " << total;
+        }
+        if (pos < total) {
+          // Remove: the bytes above pos move down one, the last stored byte becomes zero.
+          Block got = b, want = b;
+          RemoveAt(got, j, pos);
+          std::memmove(want.fsa + pos, want.fsa + pos + 1, static_cast<std::size_t>(total - pos - 1));
+          want.fsa[total - 1] = 0;
+          want.fca[j >> 5] -= std::uint64_t{1} << (2 * (j & 31));
+          ASSERT_EQ(std::memcmp(&got, &want, sizeof got), 0) << "remove at " << pos << " of " << total;
+        }
+      }
+    }
+  }
+}
+
 // FastFilter's Morton at n = 10^6: 11.72 bits/key (shared/REFERENCE_NUMBERS.md, section 2).
 TEST(Morton, SizedLikeFastFiltersMortonAtAMillionKeys) {
   const Morton filter(MortonSized(1000000));
