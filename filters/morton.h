@@ -108,7 +108,6 @@ inline constexpr std::uint64_t kOddBits = 0xAAAAAAAAAAAAAAAAULL;  // high bit of
 inline constexpr std::uint64_t kByteLow = 0x0101010101010101ULL;
 inline constexpr std::uint64_t kByteHigh = 0x8080808080808080ULL;
 
-// Sum of the 2-bit counters in x.
 // Sum of the 2-bit counters in a and b. With a popcount instruction, four of them; without
 // one (the portable build: std::popcount becomes a library call there) the counters are added
 // in place, pairs into 4-bit fields (at most 6 + 6), those into bytes (at most 24), and the
@@ -136,7 +135,7 @@ inline int CounterSum(std::uint64_t a, std::uint64_t b) {
 // buckets each way: the branch mispredicted on half the inserts, cachegrind's model).
 inline int BucketStart(const Block& b, int j) {
   const std::uint64_t below = (std::uint64_t{1} << (2 * (j & 31))) - 1;
-  const std::uint64_t in_second = std::uint64_t{0} - static_cast<std::uint64_t>(j >> 5);  // all ones
+  const std::uint64_t in_second = std::uint64_t{0} - static_cast<std::uint64_t>(j >> 5);  // ~0 for j >= 32
   return CounterSum(b.fca[0] & (below | in_second), b.fca[1] & below & in_second);
 }
 inline int BucketCount(const Block& b, int j) {
