@@ -92,12 +92,13 @@ class BlockedBloom {
   bool contains(std::uint64_t key) const { return Probe(Locate(key)); }
 
   // One cache line per key: the pipeline (core/batched.h) keeps kLookupAhead keys' blocks in
-  // flight. 16 with the SIMD masks; 32 in the portable build, whose eight multiplies and tests
-  // take long enough a key that 16 keys ahead did not cover a line's wait: at n = 2^26 (80 MiB)
-  // 32 ahead took 11.2-11.8 ns a key against 13.0-13.5 with 16, at 2^24 9.6-10.0 against
-  // 11.2-11.6, at 2^22 3% less, and the same in cache (2^10, 2^18); with AVX-512 32 ahead was
-  // no faster at 2^26 (9.6-10.7 ns against 9.5-10.4). Ad hoc, both depths in one process,
-  // members and non-members three rounds each, 2026-12-05; the same for blocked_bloom256.
+  // flight. 16 with the SIMD masks (AVX2 or AVX-512; measured with AVX-512); 32 in the portable
+  // build, whose eight multiplies and tests take long enough a key that 16 keys ahead did not
+  // cover a line's wait: at n = 2^26 (80 MiB) 32 ahead took 11.2-11.8 ns a key against
+  // 13.0-13.5 with 16, at 2^24 9.6-10.0 against 11.2-11.6, at 2^22 3% less, and the same in
+  // cache (2^10, 2^18); with AVX-512 32 ahead was no faster at 2^26 (9.6-10.7 ns against
+  // 9.5-10.4). Ad hoc, both depths in one process, members and non-members three rounds each,
+  // 2026-12-05. blocked_bloom256.h (eight salted bits in a 32-byte block) takes this constant.
 #ifdef __AVX2__
   static constexpr std::size_t kLookupAhead = 16;
 #else

@@ -49,6 +49,7 @@
 #include "core/filter.h"
 #include "core/hashing.h"
 #include "core/stat_catalog.h"
+#include "filters/blocked_bloom.h"
 #include "filters/theory_formulas.h"
 
 namespace amq {
@@ -117,14 +118,11 @@ class BlockedBloom256 {
     return keys.size();
   }
 
-  // One cache line per key: the pipeline keeps kLookupAhead keys' blocks in flight, 32 in the
-  // portable build and 16 with SIMD, for blocked_bloom.h's reason (n = 2^26, portable: 12.2-12.6
-  // ns a key against 13.5-13.8 with 16; with AVX-512 32 ahead was up to 4% slower).
-#ifdef __AVX2__
-  static constexpr std::size_t kLookupAhead = 16;
-#else
-  static constexpr std::size_t kLookupAhead = 32;
-#endif
+  // One cache line per key: the pipeline keeps kLookupAhead keys' blocks in flight, the 512-bit
+  // filter's depth for its reason (blocked_bloom.h: 32 in the portable build, 16 with SIMD; here
+  // at n = 2^26, portable: 12.2-12.6 ns a key against 13.5-13.8 with 16; with AVX-512 32 ahead
+  // was up to 4% slower).
+  static constexpr std::size_t kLookupAhead = BlockedBloom::kLookupAhead;
   std::size_t contains_many(std::span<const std::uint64_t> keys, std::span<std::uint8_t> out) const {
     return PipelinedContains<kLookupAhead>(
         keys, out,
