@@ -32,7 +32,9 @@
 // Lookups (w = 64): with AVX-512 F and VPOPCNTDQ (-march=native on this machine) eight columns'
 // parities at once, two masked loads, an AND-XOR and one vector popcount per eight columns
 // (ParitiesAvx512); otherwise column by column (ParitiesPortable, which every build keeps:
-// ribbon_avx512_test.cc requires the same parities from both). w = 128 stays column by column.
+// ribbon_avx512_test.cc requires the same parities from both). w = 128: with SSE2 (every
+// x86-64 build) eight columns' 128-bit words folded to their parities together (ParitiesSse2);
+// elsewhere column by column (ribbon_sse2_test.cc requires the same parities from both).
 #pragma once
 
 #include <algorithm>
@@ -50,6 +52,10 @@
 #if defined(__AVX512F__) && defined(__AVX512VPOPCNTDQ__)
 #include <immintrin.h>
 #define AMQ_RIBBON_HAVE_AVX512 1
+#endif
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#define AMQ_RIBBON_HAVE_SSE2 1
 #endif
 
 #include "filters/static_common.h"
@@ -412,11 +418,94 @@ inline std::uint64_t ParitiesAvx512(const std::uint64_t* block, int columns, std
 }
 #endif
 
-// The r parities of a lookup: the SIMD path where the build has one (w = 64), else the portable.
+#ifdef AMQ_RIBBON_HAVE_SSE2
+// ParitiesAt for w = 128, eight columns a round in SSE2 (every x86-64 build has it). Column
+// by column, a 128-bit word's parity is about 21 instructions: four loads, four ANDs, three
+// XORs, then folding 64 bits to one and placing it (two shifts, three XORs, a setnp, a shift,
+// an OR). Here each column is one AND-XOR of two 128-bit words, and the eight columns' words
+// are folded together, halving the lanes at each step while packing two columns' halves into
+// one register, so that every instruction of the fold works on all eight at once:
+// 128 -> 64 bits (unpack the two columns' halves, XOR), 64 -> 32 (shufps, XOR), 32 -> 16 (four
+// columns' folds in the high halves of the 32-bit lanes, four in the low halves), 16 -> 1 at
+// bit 15 of every 16-bit lane, then two movmskps read the eight parities in column order.
+// ribbon_sse2_test.cc requires the portable path's parities at every column count and offset.
+template <int kColumns = 0>
+inline std::uint64_t ParitiesSse2At(const U128* block, int columns, std::size_t o, U128 c) {
+  const int count = kColumns > 0 ? kColumns : columns;
+  const U128 row_here = c << o;
+  const U128 row_next = (c >> 1) >> (127 - o);  // two shifts: o = 0 must give 0
+  const auto as_vector = [](U128 x) {
+    return _mm_set_epi64x(static_cast<long long>(x >> 64), static_cast<long long>(x));
+  };
+  const __m128i c_here = as_vector(row_here), c_next = as_vector(row_next);
+  const auto* here = reinterpret_cast<const __m128i*>(block);
+  const auto* next = reinterpret_cast<const __m128i*>(block + count);
+  const auto unpack_xor = [](__m128i a, __m128i b) {
+    return _mm_xor_si128(_mm_unpacklo_epi64(a, b), _mm_unpackhi_epi64(a, b));
+  };
+  const auto halves_xor = [](__m128i a, __m128i b) {
+    const __m128 fa = _mm_castsi128_ps(a), fb = _mm_castsi128_ps(b);
+    return _mm_xor_si128(_mm_castps_si128(_mm_shuffle_ps(fa, fb, _MM_SHUFFLE(2, 0, 2, 0))),
+                         _mm_castps_si128(_mm_shuffle_ps(fa, fb, _MM_SHUFFLE(3, 1, 3, 1))));
+  };
+  const __m128i low16 = _mm_set1_epi32(0xffff);
+  std::uint64_t result = 0;
+#pragma GCC unroll 4
+  for (int g = 0; g < count; g += 8) {
+    __m128i v[8];
+#pragma GCC unroll 8
+    for (int j = 0; j < 8; ++j) {
+      v[j] = g + j < count ? _mm_xor_si128(_mm_and_si128(_mm_load_si128(here + g + j), c_here),
+                                           _mm_and_si128(_mm_load_si128(next + g + j), c_next))
+                           : _mm_setzero_si128();
+    }
+    // 64-bit lanes: columns (0, 1), (2, 3), (4, 5), (6, 7) of the group.
+    const __m128i p01 = unpack_xor(v[0], v[1]), p23 = unpack_xor(v[2], v[3]);
+    const __m128i p45 = unpack_xor(v[4], v[5]), p67 = unpack_xor(v[6], v[7]);
+    // 32-bit lanes: columns 0-3, and 4-7.
+    const __m128i q0 = halves_xor(p01, p23), q1 = halves_xor(p45, p67);
+    // 16-bit halves: column i's fold in the high half of lane i, column 4 + i's in its low half.
+    const __m128i a = _mm_xor_si128(q0, _mm_slli_epi32(q0, 16));
+    const __m128i b = _mm_xor_si128(q1, _mm_srli_epi32(q1, 16));
+    __m128i m = _mm_xor_si128(a, _mm_and_si128(_mm_xor_si128(a, b), low16));
+    // Each 16-bit half's parity into its top bit.
+    m = _mm_xor_si128(m, _mm_slli_epi16(m, 8));
+    m = _mm_xor_si128(m, _mm_slli_epi16(m, 4));
+    m = _mm_xor_si128(m, _mm_slli_epi16(m, 2));
+    m = _mm_xor_si128(m, _mm_slli_epi16(m, 1));
+    const auto high = static_cast<std::uint64_t>(_mm_movemask_ps(_mm_castsi128_ps(m)));
+    const auto low = static_cast<std::uint64_t>(_mm_movemask_ps(_mm_castsi128_ps(_mm_slli_epi32(m, 16))));
+    result |= (high | low << 4) << g;
+  }
+  // Bits past the last column: a group's missing columns are zero words, so their parities are 0.
+  return result;
+}
+
+// The usual column counts (1 to 16) dispatched to a compile-time copy, as ParitiesDispatched.
+template <int... kCounts>
+inline std::uint64_t ParitiesSse2Dispatched(std::integer_sequence<int, kCounts...>, const U128* block,
+                                            int columns, std::size_t o, U128 c) {
+  std::uint64_t result = 0;
+  const bool fixed =
+      ((columns == kCounts + 1 && (result = ParitiesSse2At<kCounts + 1>(block, columns, o, c), true)) ||
+       ...);
+  return fixed ? result : ParitiesSse2At(block, columns, o, c);
+}
+
+inline std::uint64_t ParitiesSse2(const U128* block, int columns, std::size_t o, U128 c) {
+  return ParitiesSse2Dispatched(std::make_integer_sequence<int, 16>{}, block, columns, o, c);
+}
+#endif
+
+// The r parities of a lookup: the SIMD path where the build has one (AVX-512 for w = 64, SSE2
+// for w = 128), else the portable.
 template <class Row, int kWidth>
 inline std::uint64_t Parities(const Row* block, int columns, std::size_t o, Row c) {
 #ifdef AMQ_RIBBON_HAVE_AVX512
   if constexpr (kWidth == 64) return ParitiesAvx512(block, columns, o, c);
+#endif
+#ifdef AMQ_RIBBON_HAVE_SSE2
+  if constexpr (kWidth == 128) return ParitiesSse2(block, columns, o, c);
 #endif
   return ParitiesPortable<Row, kWidth>(block, columns, o, c);
 }
@@ -517,6 +606,11 @@ class Ribbon {
   }
 
   bool contains(std::uint64_t key) const { return ContainsHash(HashKey(key, solved_.seed)); }
+  // contains() through the portable parities in every build (ribbon_sse2_test.cc,
+  // ribbon_avx512_test.cc).
+  bool contains_portable(std::uint64_t key) const {
+    return ContainsHash<true>(HashKey(key, solved_.seed));
+  }
 
   // A lookup reads 2 r words from two adjacent blocks (2 r w / 8 bytes, 112 at w = 64, r = 7,
   // so two or three cache lines): the pipeline (core/batched.h) prefetches every line of that
@@ -581,10 +675,14 @@ class Ribbon {
 
  private:
   // Standard: the r parities equal the key's fingerprint. Homogeneous: they are all 0.
+  template <bool kPortable = false>
   bool ContainsHash(std::uint64_t h) const {
     const std::uint64_t s = ReduceRange(h, starts_);
-    const std::uint64_t parities = ribbon_detail::Parities<Row, kWidth>(
-        &solved_.words[s / kWidth * r_], r_, s % kWidth, ribbon_detail::CoefficientsOf<Row>(h));
+    const Row* block = &solved_.words[s / kWidth * r_];
+    const Row c = ribbon_detail::CoefficientsOf<Row>(h);
+    const std::uint64_t parities =
+        kPortable ? ribbon_detail::ParitiesPortable<Row, kWidth>(block, r_, s % kWidth, c)
+                  : ribbon_detail::Parities<Row, kWidth>(block, r_, s % kWidth, c);
     if constexpr (kHomogeneous) {
       return parities == 0;
     } else {

@@ -109,6 +109,10 @@ class RibbonFrac {
   }
 
   bool contains(std::uint64_t key) const { return ContainsHash(HashKey(key, solved_.seed)); }
+  // contains() through the portable parities in every build (ribbon_sse2_test.cc).
+  bool contains_portable(std::uint64_t key) const {
+    return ContainsHash<true>(HashKey(key, solved_.seed));
+  }
 
   // As ribbon.h's: prefetch the 2 k words of the two blocks a lookup reads.
   std::size_t contains_many(std::span<const std::uint64_t> keys, std::span<std::uint8_t> out) const {
@@ -185,6 +189,7 @@ class RibbonFrac {
     }
   };
 
+  template <bool kPortable = false>
   bool ContainsHash(std::uint64_t h) const {
     const std::uint64_t s = ReduceRange(h, starts_);
     const std::size_t block = s / kWidth;
@@ -192,10 +197,10 @@ class RibbonFrac {
     // The key's fingerprint is the low k bits of the result it was banded with.
     const std::uint64_t fingerprint =
         static_detail::FingerprintOf(h, result_bits_) & ((std::uint64_t{1} << k) - 1);
-    return ribbon_detail::ParitiesAt<Row, kWidth>(&solved_.words[layout_.offset(block)], k,
-                                                  s % kWidth,
-                                                  ribbon_detail::CoefficientsOf<Row>(h)) ==
-           fingerprint;
+    const Row* words = &solved_.words[layout_.offset(block)];
+    const Row c = ribbon_detail::CoefficientsOf<Row>(h);
+    return (kPortable ? ribbon_detail::ParitiesPortable<Row, kWidth>(words, k, s % kWidth, c)
+                      : ribbon_detail::Parities<Row, kWidth>(words, k, s % kWidth, c)) == fingerprint;
   }
 
   Split target_;
