@@ -184,9 +184,13 @@ class BlockedBloom {
            _mm256_testc_si256(_mm256_load_si256(reinterpret_cast<const __m256i*>(block.words + 4)), m.high);
 #else
     // No early exit: the eight tests are independent, so the compiler can do them at once.
-    bool all = true;
-    for (int i = 0; i < 8; ++i) all &= (block.words[i] & BitInWord(x, i)) != 0;
-    return all;
+    // Each word is shifted right by its bit's position and the results ANDed, bit 0 the
+    // answer: five instructions a word (multiply, shift, load, shift, AND) where making the
+    // one-bit mask and testing it took eight (a register set to 1, its shift, a copy, the AND
+    // with the word, a setne and an AND of the flags).
+    std::uint64_t all = ~std::uint64_t{0};
+    for (int i = 0; i < 8; ++i) all &= block.words[i] >> BitPosition(x, i);
+    return (all & 1) != 0;
 #endif
   }
 
@@ -195,7 +199,8 @@ class BlockedBloom {
   static constexpr std::uint32_t kSalt[8] = {0x47b6137bU, 0x44974d91U, 0x8824ad5bU,
                                              0xa2b7289dU, 0x705495c7U, 0x2df1424bU,
                                              0x9efc4947U, 0x5c6bfb31U};
-  static std::uint64_t BitInWord(std::uint32_t x, int i) { return 1ULL << ((x * kSalt[i]) >> 26); }
+  static int BitPosition(std::uint32_t x, int i) { return static_cast<int>((x * kSalt[i]) >> 26); }
+  static std::uint64_t BitInWord(std::uint32_t x, int i) { return 1ULL << BitPosition(x, i); }
 
 #ifdef __AVX2__
   // The same eight masks as BitInWord, as words 0-3 and 4-7; blocked_bloom_avx2_test.cc

@@ -154,8 +154,9 @@ class BlockedBloom256 {
     s.put("hash_probes", 8);
   }
 
-  // Word i's bit for the hash's lower 32 bits x (the spec's mask(x)).
-  static std::uint32_t BitInWord(std::uint32_t x, int i) { return 1U << ((x * kSalt[i]) >> 27); }
+  // Word i's bit for the hash's lower 32 bits x, its position and as a mask (the spec's mask(x)).
+  static int BitPosition(std::uint32_t x, int i) { return static_cast<int>((x * kSalt[i]) >> 27); }
+  static std::uint32_t BitInWord(std::uint32_t x, int i) { return 1U << BitPosition(x, i); }
 
  private:
   struct alignas(32) Block {
@@ -199,9 +200,10 @@ class BlockedBloom256 {
                               MaskAvx2(x));
 #else
     // No early exit: the eight tests are independent, so the compiler can do them at once.
-    bool all = true;
-    for (int i = 0; i < 8; ++i) all &= (block.words[i] & BitInWord(x, i)) != 0;
-    return all;
+    // As blocked_bloom.h's: each word shifted right by its bit's position, bit 0 the answer.
+    std::uint32_t all = ~std::uint32_t{0};
+    for (int i = 0; i < 8; ++i) all &= block.words[i] >> BitPosition(x, i);
+    return (all & 1) != 0;
 #endif
   }
 
