@@ -377,6 +377,9 @@ def test_provenance_says_whether_the_timed_experiments_ran_on_a_quiet_machine(tm
     assert ("- Quiet machine: while each of the 2 timed experiments ran, other processes used at most"
             " 0.01 cores on average (`space`).") in text
     assert "| space | space | `space.jsonl` | v2 | 6 | yes | 4 | 0.01 |" in text
+    # When the experiments started: the driver file's header and Google Benchmark's own date,
+    # which is earlier here (its "+00:00" read as UTC).
+    assert "- Experiments started between 2026-11-30T13:28:03Z and 2026-11-30T13:31:56Z (UTC)." in text
 
     for entry in manifest["experiments"]:
         entry["others_cpu_cores"] = {"space": 0.012, "micro": 0.8}.get(entry["id"], 0.0)

@@ -3,12 +3,27 @@ the suite's wall time per experiment when the run left a manifest (suite_run.jso
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
+
 from report_format import caches, count, table
 from result_set import ResultSet
 
 
 def _distinct(values: list[str]) -> list[str]:
     return list(dict.fromkeys(v for v in values if v))
+
+
+def _as_utc(date: object) -> str | None:
+    """Google Benchmark's "2026-12-05T05:19:17+00:00" as the driver's "2026-12-05T05:19:17Z"."""
+    if not isinstance(date, str):
+        return None
+    try:
+        moment = datetime.fromisoformat(date)
+    except ValueError:
+        return None
+    if moment.tzinfo is None:
+        return None
+    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _seconds(entries: list[dict]) -> float:
@@ -87,7 +102,11 @@ def render(results: ResultSet) -> str | None:
     suites = _distinct([f"`{f.suite.get('file')}` (suite {f.suite.get('name')}, hash `{f.suite.get('file_hash')}`"
                         + (", --quick" if f.suite.get("quick") else "") + ")"
                         for _, f in loaded if f.suite])
-    times = _distinct([c.get("time_utc") for c in driver])
+    # When each file's experiment started: the driver's files stamp their header, Google
+    # Benchmark's its context ("date", with an offset); the last experiment's start, not the run's
+    # end, which the suite run's wall time below gives.
+    times = _distinct([c.get("time_utc") for c in driver]
+                      + [_as_utc(f.context.get("date")) for _, f in loaded if f.format == "gbench"])
 
     def line(label: str, values: list[str]) -> str:
         if len(values) <= 1:
@@ -112,7 +131,7 @@ def render(results: ResultSet) -> str | None:
         line("Build", builds),
         line("Commit", commits),
         *([line("Suite", suites)] if suites else []),
-        f"- Run between {min(times)} and {max(times)} (UTC)." if times else "- Run time not recorded.",
+        f"- Experiments started between {min(times)} and {max(times)} (UTC)." if times else "- Run time not recorded.",
     ]
     if manifest:
         parts.append(_suite_runs(manifest))
