@@ -29,12 +29,12 @@
 // (filters/ribbon_frac.h meets eps itself, with a fractional r, on the same machinery.)
 // A repeated key reduces to an all-zero row with a zero result (a redundant equation): it is
 // counted in redundant_rows and excluded from n, never a failure.
-// Lookups (w = 64): with AVX-512 F and VPOPCNTDQ (-march=native on this machine) eight columns'
+// Lookups: at w = 64 with AVX-512 F and VPOPCNTDQ (-march=native on this machine) eight columns'
 // parities at once, two masked loads, an AND-XOR and one vector popcount per eight columns
-// (ParitiesAvx512); otherwise column by column (ParitiesPortable, which every build keeps:
-// ribbon_avx512_test.cc requires the same parities from both). w = 128: with SSE2 (every
-// x86-64 build) eight columns' 128-bit words folded to their parities together (ParitiesSse2);
-// elsewhere column by column (ribbon_sse2_test.cc requires the same parities from both).
+// (ParitiesAvx512); otherwise, and at w = 128, with SSE2 (every x86-64 build) eight columns'
+// words folded to their parities together (ParitiesSse2); elsewhere column by column
+// (ParitiesPortable, which every build keeps: ribbon_avx512_test.cc and ribbon_sse2_test.cc
+// require the same parities from it).
 #pragma once
 
 #include <algorithm>
@@ -419,16 +419,46 @@ inline std::uint64_t ParitiesAvx512(const std::uint64_t* block, int columns, std
 #endif
 
 #ifdef AMQ_RIBBON_HAVE_SSE2
-// ParitiesAt for w = 128, eight columns a round in SSE2 (every x86-64 build has it). Column
-// by column, a 128-bit word's parity is about 21 instructions: four loads, four ANDs, three
-// XORs, then folding 64 bits to one and placing it (two shifts, three XORs, a setnp, a shift,
-// an OR). Here each column is one AND-XOR of two 128-bit words, and the eight columns' words
-// are folded together, halving the lanes at each step while packing two columns' halves into
-// one register, so that every instruction of the fold works on all eight at once:
-// 128 -> 64 bits (unpack the two columns' halves, XOR), 64 -> 32 (shufps, XOR), 32 -> 16 (four
-// columns' folds in the high halves of the 32-bit lanes, four in the low halves), 16 -> 1 at
-// bit 15 of every 16-bit lane, then two movmskps read the eight parities in column order.
+// ParitiesAt in SSE2 (every x86-64 build has it), eight columns a round. Column by column, a
+// parity is a fold of the column's AND-XORed words to one bit and its placement: at w = 128 about
+// 21 instructions (four loads, four ANDs, three XORs, two shifts, three XORs, a setnp, a shift,
+// an OR), at w = 64 about 14. Here each column's words are ANDed and XORed in a register, and the
+// eight columns are folded together, halving the lanes at each step while packing two columns'
+// halves into one register, so that every instruction of the fold works on all eight at once.
 // ribbon_sse2_test.cc requires the portable path's parities at every column count and offset.
+
+// Bit i: the parity of column i, given the eight columns folded to 64 bits two to a register
+// (columns 0 and 1 in p01's low and high lanes, and so on): 64 -> 32 bits (shufps, XOR), 32 ->
+// 16 (four columns' folds in the high halves of the 32-bit lanes, four in the low halves), 16 ->
+// 1 at bit 15 of every 16-bit lane, then two movmskps read the parities in column order.
+// Always inlined: with every Ribbon's lookups calling it (16 column counts each), GCC left it out
+// of line in amqbench, 15 instructions more a lookup (CI's callgrind counts, ribbon at r = 7).
+[[gnu::always_inline]] inline std::uint64_t ParitiesOfEightSse2(__m128i p01, __m128i p23, __m128i p45,
+                                                                __m128i p67) {
+  const auto halves_xor = [](__m128i a, __m128i b) {
+    const __m128 fa = _mm_castsi128_ps(a), fb = _mm_castsi128_ps(b);
+    return _mm_xor_si128(_mm_castps_si128(_mm_shuffle_ps(fa, fb, _MM_SHUFFLE(2, 0, 2, 0))),
+                         _mm_castps_si128(_mm_shuffle_ps(fa, fb, _MM_SHUFFLE(3, 1, 3, 1))));
+  };
+  // 32-bit lanes: columns 0-3, and 4-7.
+  const __m128i q0 = halves_xor(p01, p23), q1 = halves_xor(p45, p67);
+  // 16-bit halves: column i's fold in the high half of lane i, column 4 + i's in its low half.
+  const __m128i a = _mm_xor_si128(q0, _mm_slli_epi32(q0, 16));
+  const __m128i b = _mm_xor_si128(q1, _mm_srli_epi32(q1, 16));
+  __m128i m = _mm_xor_si128(a, _mm_and_si128(_mm_xor_si128(a, b), _mm_set1_epi32(0xffff)));
+  // Each 16-bit half's parity into its top bit.
+  m = _mm_xor_si128(m, _mm_slli_epi16(m, 8));
+  m = _mm_xor_si128(m, _mm_slli_epi16(m, 4));
+  m = _mm_xor_si128(m, _mm_slli_epi16(m, 2));
+  m = _mm_xor_si128(m, _mm_slli_epi16(m, 1));
+  const auto high = static_cast<std::uint64_t>(_mm_movemask_ps(_mm_castsi128_ps(m)));
+  const auto low = static_cast<std::uint64_t>(_mm_movemask_ps(_mm_castsi128_ps(_mm_slli_epi32(m, 16))));
+  return high | low << 4;
+}
+
+// w = 128: a column's two 128-bit words in one register; two columns' halves unpacked and XORed
+// give ParitiesOfEightSse2's 64-bit folds. A group's missing columns are zero words, whose
+// parities are 0.
 template <int kColumns = 0>
 inline std::uint64_t ParitiesSse2At(const U128* block, int columns, std::size_t o, U128 c) {
   const int count = kColumns > 0 ? kColumns : columns;
@@ -443,12 +473,6 @@ inline std::uint64_t ParitiesSse2At(const U128* block, int columns, std::size_t 
   const auto unpack_xor = [](__m128i a, __m128i b) {
     return _mm_xor_si128(_mm_unpacklo_epi64(a, b), _mm_unpackhi_epi64(a, b));
   };
-  const auto halves_xor = [](__m128i a, __m128i b) {
-    const __m128 fa = _mm_castsi128_ps(a), fb = _mm_castsi128_ps(b);
-    return _mm_xor_si128(_mm_castps_si128(_mm_shuffle_ps(fa, fb, _MM_SHUFFLE(2, 0, 2, 0))),
-                         _mm_castps_si128(_mm_shuffle_ps(fa, fb, _MM_SHUFFLE(3, 1, 3, 1))));
-  };
-  const __m128i low16 = _mm_set1_epi32(0xffff);
   std::uint64_t result = 0;
 #pragma GCC unroll 4
   for (int g = 0; g < count; g += 8) {
@@ -459,32 +483,42 @@ inline std::uint64_t ParitiesSse2At(const U128* block, int columns, std::size_t 
                                            _mm_and_si128(_mm_load_si128(next + g + j), c_next))
                            : _mm_setzero_si128();
     }
-    // 64-bit lanes: columns (0, 1), (2, 3), (4, 5), (6, 7) of the group.
-    const __m128i p01 = unpack_xor(v[0], v[1]), p23 = unpack_xor(v[2], v[3]);
-    const __m128i p45 = unpack_xor(v[4], v[5]), p67 = unpack_xor(v[6], v[7]);
-    // 32-bit lanes: columns 0-3, and 4-7.
-    const __m128i q0 = halves_xor(p01, p23), q1 = halves_xor(p45, p67);
-    // 16-bit halves: column i's fold in the high half of lane i, column 4 + i's in its low half.
-    const __m128i a = _mm_xor_si128(q0, _mm_slli_epi32(q0, 16));
-    const __m128i b = _mm_xor_si128(q1, _mm_srli_epi32(q1, 16));
-    __m128i m = _mm_xor_si128(a, _mm_and_si128(_mm_xor_si128(a, b), low16));
-    // Each 16-bit half's parity into its top bit.
-    m = _mm_xor_si128(m, _mm_slli_epi16(m, 8));
-    m = _mm_xor_si128(m, _mm_slli_epi16(m, 4));
-    m = _mm_xor_si128(m, _mm_slli_epi16(m, 2));
-    m = _mm_xor_si128(m, _mm_slli_epi16(m, 1));
-    const auto high = static_cast<std::uint64_t>(_mm_movemask_ps(_mm_castsi128_ps(m)));
-    const auto low = static_cast<std::uint64_t>(_mm_movemask_ps(_mm_castsi128_ps(_mm_slli_epi32(m, 16))));
-    result |= (high | low << 4) << g;
+    result |= ParitiesOfEightSse2(unpack_xor(v[0], v[1]), unpack_xor(v[2], v[3]),
+                                  unpack_xor(v[4], v[5]), unpack_xor(v[6], v[7]))
+              << g;
   }
-  // Bits past the last column: a group's missing columns are zero words, so their parities are 0.
+  return result;
+}
+
+// w = 64: the column words are adjacent, so one 16-byte load holds two columns' words, already
+// ParitiesOfEightSse2's pairs once ANDed and XORed. A count's last odd column takes an 8-byte load
+// (the next block's words end at column count - 1: nothing past them is read).
+template <int kColumns = 0>
+inline std::uint64_t ParitiesSse2At(const std::uint64_t* block, int columns, std::size_t o, std::uint64_t c) {
+  const int count = kColumns > 0 ? kColumns : columns;
+  const __m128i c_here = _mm_set1_epi64x(static_cast<long long>(c << o));
+  const __m128i c_next = _mm_set1_epi64x(static_cast<long long>((c >> 1) >> (63 - o)));
+  const std::uint64_t* next = block + count;
+  const auto pair = [&](int j) {  // columns j and j + 1 of the block
+    if (j >= count) return _mm_setzero_si128();
+    const auto load = [&](const std::uint64_t* p) {
+      return j + 1 < count ? _mm_loadu_si128(reinterpret_cast<const __m128i*>(p))
+                           : _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p));
+    };
+    return _mm_xor_si128(_mm_and_si128(load(block + j), c_here), _mm_and_si128(load(next + j), c_next));
+  };
+  std::uint64_t result = 0;
+#pragma GCC unroll 4
+  for (int g = 0; g < count; g += 8) {
+    result |= ParitiesOfEightSse2(pair(g), pair(g + 2), pair(g + 4), pair(g + 6)) << g;
+  }
   return result;
 }
 
 // The usual column counts (1 to 16) dispatched to a compile-time copy, as ParitiesDispatched.
-template <int... kCounts>
-inline std::uint64_t ParitiesSse2Dispatched(std::integer_sequence<int, kCounts...>, const U128* block,
-                                            int columns, std::size_t o, U128 c) {
+template <class Row, int... kCounts>
+inline std::uint64_t ParitiesSse2Dispatched(std::integer_sequence<int, kCounts...>, const Row* block,
+                                            int columns, std::size_t o, Row c) {
   std::uint64_t result = 0;
   const bool fixed =
       ((columns == kCounts + 1 && (result = ParitiesSse2At<kCounts + 1>(block, columns, o, c), true)) ||
@@ -492,22 +526,27 @@ inline std::uint64_t ParitiesSse2Dispatched(std::integer_sequence<int, kCounts..
   return fixed ? result : ParitiesSse2At(block, columns, o, c);
 }
 
-inline std::uint64_t ParitiesSse2(const U128* block, int columns, std::size_t o, U128 c) {
-  return ParitiesSse2Dispatched(std::make_integer_sequence<int, 16>{}, block, columns, o, c);
+template <class Row>
+inline std::uint64_t ParitiesSse2(const Row* block, int columns, std::size_t o, Row c) {
+  return ParitiesSse2Dispatched<Row>(std::make_integer_sequence<int, 16>{}, block, columns, o, c);
 }
 #endif
 
-// The r parities of a lookup: the SIMD path where the build has one (AVX-512 for w = 64, SSE2
-// for w = 128), else the portable.
+// The r parities of a lookup: the SIMD path where the build has one (AVX-512 for w = 64 where
+// the build targets it, else SSE2), else the portable.
 template <class Row, int kWidth>
 inline std::uint64_t Parities(const Row* block, int columns, std::size_t o, Row c) {
-#ifdef AMQ_RIBBON_HAVE_AVX512
-  if constexpr (kWidth == 64) return ParitiesAvx512(block, columns, o, c);
-#endif
-#ifdef AMQ_RIBBON_HAVE_SSE2
-  if constexpr (kWidth == 128) return ParitiesSse2(block, columns, o, c);
-#endif
+#if defined(AMQ_RIBBON_HAVE_AVX512)
+  if constexpr (kWidth == 64) {
+    return ParitiesAvx512(block, columns, o, c);
+  } else {
+    return ParitiesSse2(block, columns, o, c);
+  }
+#elif defined(AMQ_RIBBON_HAVE_SSE2)
+  return ParitiesSse2(block, columns, o, c);
+#else
   return ParitiesPortable<Row, kWidth>(block, columns, o, c);
+#endif
 }
 
 // The layout of a Ribbon whose every block keeps all r columns.

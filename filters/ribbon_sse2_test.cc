@@ -1,15 +1,18 @@
-// filters/ribbon_sse2_test.cc - the w = 128 Ribbons' lookups take ParitiesSse2 in every x86-64
-// build (SSE2 is part of the architecture), so ParitiesPortable, their twin on other machines,
-// runs only here: the two must give the same parities for every column count the filters allow
-// (r = 1 .. 32: a partial group of eight, whole groups, several; compile-time copies up to 16
-// and the run-time loop above), every start offset in the 128-bit block, and coefficient rows of
-// every density, including rows whose high half alone is set, which only the 128-bit fold sees.
+// filters/ribbon_sse2_test.cc - the Ribbons' lookups take ParitiesSse2 in every x86-64 build
+// (SSE2 is part of the architecture) but the w = 64 ones of a build with AVX-512 VPOPCNTDQ, so
+// ParitiesPortable, their twin on other machines, runs only here: the two must give the same
+// parities at w = 128 and w = 64 for every column count the filters allow (r = 1 .. 32: a
+// partial group of eight, whole groups, several; odd counts, whose last w = 64 column takes an
+// 8-byte load; compile-time copies up to 16 and the run-time loop above), every start offset in
+// the block, and coefficient rows of every density, including (w = 128) rows whose high half
+// alone is set, which only the 128-bit fold sees.
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <vector>
 
 #include "core/hashing.h"
+#include "filters/homog_ribbon.h"
 #include "filters/ribbon.h"
 #include "filters/ribbon_frac.h"
 
@@ -50,6 +53,38 @@ TEST(RibbonSse2, ParitiesAreThePortableOnes) {
 #endif
 }
 
+TEST(RibbonSse2, ParitiesAreThePortableOnesAtW64) {
+#ifndef AMQ_RIBBON_HAVE_SSE2
+  GTEST_SKIP() << "compiled without SSE2 (not x86-64)";
+#else
+  XorShift64Star random(37);
+  constexpr int kTrials = 12;
+  std::size_t cases = 0, nonzero = 0;
+  for (int columns = 1; columns <= 32; ++columns) {
+    // Exactly the two blocks' 2 r words, so that a load past them would read outside the vector
+    // (AddressSanitizer's stage sees it).
+    std::vector<std::uint64_t> words(2 * static_cast<std::size_t>(columns));
+    for (std::size_t o = 0; o < 64; ++o) {
+      for (int trial = 0; trial < kTrials; ++trial) {
+        for (std::uint64_t& w : words) w = random.Next();
+        std::uint64_t c = random.Next();
+        if (trial % 4 == 1) c &= random.Next() & random.Next();
+        if (trial == 2) c = 1;
+        if (trial == 3) c = ~std::uint64_t{0};
+        c |= 1;
+        const std::uint64_t simd = ribbon_detail::ParitiesSse2(words.data(), columns, o, c);
+        const std::uint64_t portable =
+            ribbon_detail::ParitiesPortable<std::uint64_t, 64>(words.data(), columns, o, c);
+        ASSERT_EQ(simd, portable) << "columns " << columns << ", offset " << o << ", trial " << trial;
+        ++cases;
+        nonzero += simd != 0 ? 1 : 0;
+      }
+    }
+  }
+  EXPECT_GT(nonzero, cases / 2);
+#endif
+}
+
 // Through the filters: every key found, and each non-key answered as the portable parities
 // answer it (the fingerprints compared the filters' own way).
 template <class F>
@@ -74,10 +109,12 @@ void ExpectPortableAnswers(double fpr) {
   EXPECT_GT(passed, 0U) << F::kName << ": no false positive at all is not a Ribbon's answer";
 }
 
-TEST(RibbonSse2, TheW128RibbonsAnswerAsThePortablePath) {
+TEST(RibbonSse2, TheRibbonsAnswerAsThePortablePath) {
   ExpectPortableAnswers<Ribbon128>(0.01);       // r = 7: one partial group
   ExpectPortableAnswers<Ribbon128>(1.0 / 4096);  // r = 12: a group and a part
   ExpectPortableAnswers<RibbonFrac>(0.01);      // 6 and 7 columns, block by block
+  ExpectPortableAnswers<Ribbon64>(0.01);        // w = 64 (SSE2 unless the build has AVX-512)
+  ExpectPortableAnswers<HomogRibbon64>(1.0 / 256);  // r = 8: one whole group
 }
 
 }  // namespace
