@@ -15,6 +15,7 @@
 #include "filters/homog_ribbon.h"
 #include "filters/ribbon.h"
 #include "filters/ribbon_frac.h"
+#include "filters/ribbon_test_support.h"
 
 namespace amq {
 namespace {
@@ -57,30 +58,20 @@ TEST(RibbonSse2, ParitiesAreThePortableOnesAtW64) {
 #ifndef AMQ_RIBBON_HAVE_SSE2
   GTEST_SKIP() << "compiled without SSE2 (not x86-64)";
 #else
-  XorShift64Star random(37);
-  constexpr int kTrials = 12;
-  std::size_t cases = 0, nonzero = 0;
-  for (int columns = 1; columns <= 32; ++columns) {
-    // Exactly the two blocks' 2 r words, so that a load past them would read outside the vector
-    // (AddressSanitizer's stage sees it).
-    std::vector<std::uint64_t> words(2 * static_cast<std::size_t>(columns));
-    for (std::size_t o = 0; o < 64; ++o) {
-      for (int trial = 0; trial < kTrials; ++trial) {
-        for (std::uint64_t& w : words) w = random.Next();
-        std::uint64_t c = random.Next();
-        if (trial % 4 == 1) c &= random.Next() & random.Next();
-        if (trial == 2) c = 1;
-        if (trial == 3) c = ~std::uint64_t{0};
-        c |= 1;
+  std::size_t nonzero = 0;
+  // Exactly the two blocks' 2 r words, so that a load past them would read outside the vector
+  // (AddressSanitizer's stage sees it).
+  const std::size_t cases = ForEachW64ParityCase(
+      37, 12, [](int columns) { return 2 * static_cast<std::size_t>(columns); },
+      [&](const std::vector<std::uint64_t>& words, int columns, std::size_t o, std::uint64_t c) {
         const std::uint64_t simd = ribbon_detail::ParitiesSse2(words.data(), columns, o, c);
         const std::uint64_t portable =
             ribbon_detail::ParitiesPortable<std::uint64_t, 64>(words.data(), columns, o, c);
-        ASSERT_EQ(simd, portable) << "columns " << columns << ", offset " << o << ", trial " << trial;
-        ++cases;
+        EXPECT_EQ(simd, portable) << "columns " << columns << ", offset " << o << ", row " << c;
         nonzero += simd != 0 ? 1 : 0;
-      }
-    }
-  }
+        return simd == portable;
+      });
+  EXPECT_EQ(cases, 32U * 64 * 12);
   EXPECT_GT(nonzero, cases / 2);
 #endif
 }

@@ -1,0 +1,40 @@
+// filters/ribbon_test_support.h - the w = 64 parity cases on which ribbon_avx512_test.cc and
+// ribbon_sse2_test.cc hold each SIMD twin to ParitiesPortable.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "core/hashing.h"
+
+namespace amq {
+
+// check(words, columns, o, c) for r = 1 .. 32 columns (a partial round of eight, whole rounds,
+// several), every start offset o in the block, and `trials` cases each of fresh random column
+// words and a row: dense, sparse (trial % 4 == 1), 1 (trial 2) and all ones (trial 3), each with
+// bit 0 set as every key's row. words_for(columns) sizes the words; check returns false to stop.
+// Returns the number of cases checked.
+template <class WordsFor, class Check>
+std::size_t ForEachW64ParityCase(std::uint64_t seed, int trials, WordsFor words_for, Check check) {
+  XorShift64Star random(seed);
+  std::size_t cases = 0;
+  for (int columns = 1; columns <= 32; ++columns) {
+    std::vector<std::uint64_t> words(words_for(columns));
+    for (std::size_t o = 0; o < 64; ++o) {
+      for (int trial = 0; trial < trials; ++trial) {
+        for (std::uint64_t& w : words) w = random.Next();
+        std::uint64_t c = random.Next();
+        if (trial % 4 == 1) c &= random.Next() & random.Next();
+        if (trial == 2) c = 1;
+        if (trial == 3) c = ~std::uint64_t{0};
+        c |= 1;
+        ++cases;
+        if (!check(words, columns, o, c)) return cases;
+      }
+    }
+  }
+  return cases;
+}
+
+}  // namespace amq
