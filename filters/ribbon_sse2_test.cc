@@ -16,6 +16,7 @@
 #include "filters/ribbon.h"
 #include "filters/ribbon_frac.h"
 #include "filters/ribbon_test_support.h"
+#include "filters/test_params.h"
 
 namespace amq {
 namespace {
@@ -84,11 +85,7 @@ void ExpectPortableAnswers(double fpr) {
   std::vector<std::uint64_t> keys(30000), others(200000);
   for (std::uint64_t& k : keys) k = random.Next();
   for (std::uint64_t& k : others) k = random.Next();
-  FilterParams p;
-  p.capacity = keys.size();
-  p.target_fpr = fpr;
-  p.seed = 5;
-  const F filter = F::build(keys, p);
+  const F filter = F::build(keys, filter_tests::StaticParams(keys.size(), 5, fpr));
   for (std::uint64_t k : keys) ASSERT_TRUE(filter.contains(k)) << F::kName << ": a false negative";
   std::size_t passed = 0, passed_portable = 0;
   for (std::uint64_t k : others) {
