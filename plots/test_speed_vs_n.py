@@ -2,6 +2,7 @@
 (fixtures/micro_n.json); the loader's n column is tested in test_load.py."""
 
 import json
+import math
 import shutil
 from pathlib import Path
 
@@ -160,17 +161,27 @@ def test_what_bounds_a_lookup_is_its_in_cache_time_against_the_time_its_lines_al
     from sections import speed_vs_n
 
     # The ceiling allows 2 lines / 4e8 lines/s = 5 ns. A: 10 ns in cache, so at most 50%: its
-    # instructions. B: 2 ns in cache (at most 100%) yet 20% at the largest n: loads in flight.
-    # C: 5.5 ns at the largest n, 91%: the memory system.
-    def rows(name, in_cache, largest):
-        return [{"filter": name, "operation": "query_absent_batched", "n": n, "ns": ns, "lines": 2.0,
-                 "ceiling": 4e8, "fraction": 2.0 * 1e9 / ns / 4e8} for n, ns in ((2**10, in_cache), (2**24, largest))]
+    # instructions. B: 2 ns in cache (at most 100%) yet 20% at the largest n, batched: its work
+    # beside its loads; D, the same one at a time: loads in flight. C: 5.5 ns at the largest n,
+    # 91%: the memory system. E: a hashed line at 1e8 lines/s, so a floor of 10 + 2.5 = 12.5 ns,
+    # 40% of the ceiling: the hash. F: hashed at 3.2e8, floor 3.125 + 2.5 = 5.625 ns (89%), yet
+    # 20%: its work beside its loads, with the floor shown.
+    def rows(name, in_cache, largest, operation="query_absent_batched", hashed=None):
+        extra = {} if hashed is None else {"hashed": hashed}
+        return [{"filter": name, "operation": operation, "n": n, "ns": ns, "lines": 2.0,
+                 "ceiling": 4e8, "fraction": 2.0 * 1e9 / ns / 4e8, **extra}
+                for n, ns in ((2**10, in_cache), (2**24, largest))]
 
-    frame = pd.DataFrame(rows("A", 10.0, 40.0) + rows("B", 2.0, 25.0) + rows("C", 3.0, 5.5))
+    frame = pd.DataFrame(rows("A", 10.0, 40.0) + rows("B", 2.0, 25.0) + rows("C", 3.0, 5.5)
+                         + rows("D", 2.0, 25.0, "query_absent") + rows("E", 2.0, 25.0, hashed=1e8)
+                         + rows("F", 2.0, 25.0, hashed=3.2e8))
     text = "\n".join(speed_vs_n.bounds_table(frame, {("A", "query_absent_batched"): (100.0, 20000)}))
-    assert "| A | query, absent, batched | 2.00 | 5 | 10 | 50% | 40 ns, 12% | 100: 10 → 20 | its instructions |" in text
-    assert "| B | query, absent, batched | 2.00 | 5 | 2 | 100% | 25 ns, 20% | – | loads in flight |" in text
-    assert "| C | query, absent, batched | 2.00 | 5 | 3 | 100% | 5.5 ns, 91% | – | the memory system |" in text
+    assert "| A | query, absent, batched | 2.00 | 5 | 10 | 50% | – | 40 ns, 12% | 100: 10 → 20 | its instructions |" in text
+    assert "| B | query, absent, batched | 2.00 | 5 | 2 | 100% | – | 25 ns, 20% | – | its work beside its loads |" in text
+    assert "| C | query, absent, batched | 2.00 | 5 | 3 | 100% | – | 5.5 ns, 91% | – | the memory system |" in text
+    assert "| D | query, absent | 2.00 | 5 | 2 | 100% | – | 25 ns, 20% | – | loads in flight |" in text
+    assert "| E | query, absent, batched | 2.00 | 5 | 2 | 100% | 12.5, 40% | 25 ns, 20% | – | the hash beside its lines |" in text
+    assert "| F | query, absent, batched | 2.00 | 5 | 2 | 100% | 5.62, 89% | 25 ns, 20% | – | its work beside its loads |" in text
     assert "callgrind counts at 20,000 keys" in text
     # One n only: nothing to set against the in-cache time.
     assert speed_vs_n.bounds_table(frame[frame["n"] == 2**24], {}) == []
@@ -186,10 +197,12 @@ def test_a_filters_own_table_is_its_ceiling_where_the_file_has_random_lines(tmp_
     # is the ceiling; at 2^10 the machine experiment's rate stands. xor8 reads 3 lines in 12 ns
     # (2.5e8 lines/s); its own table read 3e8 random lines/s (3.33 ns a line): 83%. The machine's
     # 1e8 lines/s at that size would have made it 250%.
+    # random_lines_hashed (2.5e8 hashed lines/s) gives that n's row its hashed rate.
     runs = pd.DataFrame({
-        "filter": ["xor8"] * 4, "n": [2**10, 2**22, 2**22, 2**22],
-        "operation": ["query_absent_batched", "query_absent_batched", OWN := "random_lines", OWN],
-        "ns_per_key": [2.0, 12.0, 1e9 / 3e8, 1e9 / 3e8], "bits_per_key": [10.0] * 4})
+        "filter": ["xor8"] * 5, "n": [2**10, 2**22, 2**22, 2**22, 2**22],
+        "operation": ["query_absent_batched", "query_absent_batched", OWN := "random_lines", OWN,
+                      "random_lines_hashed"],
+        "ns_per_key": [2.0, 12.0, 1e9 / 3e8, 1e9 / 3e8, 4.0], "bits_per_key": [10.0] * 5})
     ceiling = pd.DataFrame({"working_set_bytes": [2**11, 5 * 2**20], "lines_per_second": [4e9, 1e8]})
     traced = pd.DataFrame({"cache_lines_member_mean": [3.0], "cache_lines_absent_mean": [3.0]},
                           index=pd.Index(["xor"], name="filter"))
@@ -199,6 +212,9 @@ def test_a_filters_own_table_is_its_ceiling_where_the_file_has_random_lines(tmp_
     assert rows[2**22]["measured"] == "own table" and rows[2**22]["ceiling"] == pytest.approx(3e8)
     assert rows[2**22]["fraction"] == pytest.approx(2.5e8 / 3e8)
     assert rows[2**10]["measured"] == "machine" and rows[2**10]["ceiling"] == pytest.approx(4e9)
+    assert rows[2**22]["hashed"] == pytest.approx(2.5e8) and math.isnan(rows[2**10]["hashed"])
+    # Its floor: one hashed line (4 ns) and two more at the ceiling's 3.33 ns.
+    assert speed_vs_n.hashed_floor(rows[2**22]) == pytest.approx(4.0 + 2 * 1e9 / 3e8)
     frame = pd.DataFrame(list(rows.values()))
     text = speed_vs_n.ceiling_source_text(frame)
     assert text.startswith("the ceiling is the rate of independent random line reads over the filter's own table")
@@ -216,3 +232,4 @@ def test_a_filters_own_table_is_its_ceiling_where_the_file_has_random_lines(tmp_
     assert [r["n"] for r in speed_vs_n.ceiling_rows(runs, results)] == [2**22]
     # The reads are not a lookup: the ns-per-key table leaves them out.
     assert "random_lines" not in speed_vs_n.median_table(runs)
+    assert "xor8 | query, absent, batched" in speed_vs_n.median_table(runs)

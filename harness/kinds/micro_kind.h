@@ -34,7 +34,7 @@ std::unique_ptr<ExperimentPlan> MakeMicroPlan(const MicroParams& params);
 inline constexpr std::string_view kMicroOperations[] = {
     "insert", "build", "insert_cold", "build_cold", "query_present", "query_absent",
     "query_present_noinline", "query_absent_noinline", "query_present_batched", "query_absent_batched",
-    "random_lines"};
+    "random_lines", "random_lines_hashed"};
 std::string MicroOperationsText();  // "insert, build, ..."
 
 // The regular expression that selects exactly those benchmarks: ^(a|b|c)/ for filters a, b and

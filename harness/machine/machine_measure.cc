@@ -256,7 +256,7 @@ Spread MeasureRandomLines(const MachineBuffer& buffer, std::size_t working_set, 
   }
   std::uint64_t sum = 0;
   // Chosen once; each timed call runs many rounds inside its (out-of-line) kernel.
-  const auto kernel = method == RandomLinesMethod::kPrefetch ? &RandomLinesPrefetched : &RandomLines;
+  const auto kernel = method == RandomLinesMethod::kPrefetch ? &RandomLinesPrefetched<> : &RandomLines<>;
   const auto per_line = SecondsPerOperation(
       [&](std::uint64_t loads) { sum += kernel(buffer.data(), lines, loads / kRandomLineStreams, state); },
       kRandomLineStreams, timing);
@@ -386,7 +386,7 @@ ThreadedSpread MeasureRandomLinesThreads(const MachineBuffer& buffer, std::size_
     }
   }
   std::vector<std::uint64_t> sums(static_cast<std::size_t>(threads) * 8);  // a line apart
-  const auto kernel = method == RandomLinesMethod::kPrefetch ? &RandomLinesPrefetched : &RandomLines;
+  const auto kernel = method == RandomLinesMethod::kPrefetch ? &RandomLinesPrefetched<> : &RandomLines<>;
   ThreadedSpread out = TeamRate(
       [&](int t, std::uint64_t loads) {
         sums[t * 8] += kernel(buffer.data(), lines, loads / kRandomLineStreams, states[t].data());

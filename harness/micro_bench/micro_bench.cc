@@ -16,6 +16,8 @@
 //   random_lines             from n = 2^20: random cache-line reads over the filter's own table
 //                            (core/random_lines.h), the ceiling its lookups are set against;
 //                            ns_per_key is then ns per line
+//   random_lines_hashed      the same reads, each line named by the filters' hash of a number:
+//                            the best rate a lookup that hashes once per line read can reach
 //
 // Reproduces the shape of FastFilter's bulk-insert-and-query table (plots/reference.py, FASTFILTER_SPEED):
 // there, on this machine class, Cuckoo12 inserts at ~39-44 ns/key and queries at ~7-9.7,
@@ -247,11 +249,13 @@ void BM_Query(benchmark::State& state, bool members) {
 // kPrefetchedLinesFromBytes or more; below that plain loads, which the machine experiment finds
 // faster in cache (results/machine.jsonl: prefetching wins from 4 MiB on, on both kinds of
 // pages); the label says which. ns_per_key is ns per line read; lines_per_second its inverse.
+// kIndex kHashed names each line through HashKey (random_lines_hashed): the same reads with the
+// one hash a lookup cannot skip, the floor the report's bound table sets a lookup against.
 constexpr std::size_t kRandomLinesFromKeys = std::size_t{1} << 20;
 constexpr std::size_t kPrefetchedLinesFromBytes = std::size_t{4} << 20;
 constexpr std::uint64_t kRandomLineRounds = std::uint64_t{1} << 16;  // x 16 lines an iteration
 
-template <Filter F>
+template <Filter F, LineIndex kIndex = LineIndex::kDirect>
 void BM_RandomLines(benchmark::State& state) {
   const std::size_t n = static_cast<std::size_t>(state.range(0));
   const Built<F>* held = HeldFilterWithEveryKey<F>(state, n);
@@ -265,7 +269,7 @@ void BM_RandomLines(benchmark::State& state) {
   }
   const auto* base = reinterpret_cast<const std::byte*>(table.data());
   const bool prefetched = table.size() >= kPrefetchedLinesFromBytes;
-  const auto kernel = prefetched ? &RandomLinesPrefetched : &RandomLines;  // chosen once
+  const auto kernel = prefetched ? &RandomLinesPrefetched<kIndex> : &RandomLines<kIndex>;  // chosen once
   std::uint64_t streams[kRandomLineStreams];
   for (int s = 0; s < kRandomLineStreams; ++s) streams[s] = SpreadSeed(static_cast<std::uint64_t>(s) + 1);
   for (auto _ : state) benchmark::DoNotOptimize(kernel(base, lines, kRandomLineRounds, streams));
@@ -356,7 +360,10 @@ void RegisterAtEveryN() {
     // The ceiling on the filter's own table, from 2^20 keys (about 1 MiB and more: past L2
     // here), where the rate depends on the pages and the window; below, every table is in
     // cache and the machine experiment's rates stand.
-    if (keys >= kRandomLinesFromKeys) at("random_lines", BM_RandomLines<F>);
+    if (keys >= kRandomLinesFromKeys) {
+      at("random_lines", BM_RandomLines<F>);
+      at("random_lines_hashed", BM_RandomLines<F, LineIndex::kHashed>);
+    }
   }
 }
 
