@@ -94,4 +94,36 @@ std::size_t TwoStagePipelinedContains(std::span<const std::uint64_t> keys, std::
   return ones;
 }
 
+// The same count in groups of kGroup keys, two groups in turn: prepare(key) for every key of
+// group g + 1 (hash, prefetch), then probe(state) for every key of group g, so one group's lines
+// are on their way while the other's are probed and the loop never drains between groups. For
+// lookups whose probe branches unpredictably (RSQF: the occupied bit, the run's length): each
+// mispredicted probe discards the work issued after it, which in PipelinedContains's
+// interleaved loop includes the next key's hash; here the hashes of a group run in a loop of
+// their own. Measured on the RSQF (filters/rsqf_core.h). kGroup a power of two.
+template <std::size_t kGroup, class Prepare, class Probe>
+std::size_t GroupPipelinedContains(std::span<const std::uint64_t> keys, std::span<std::uint8_t> out,
+                                   Prepare prepare, Probe probe) {
+  static_assert((kGroup & (kGroup - 1)) == 0, "kGroup must be a power of two");
+  using State = std::invoke_result_t<Prepare, std::uint64_t>;
+  std::array<std::array<State, kGroup>, 2> groups;
+  const std::size_t n = keys.size();
+  const auto prepare_group = [&](std::size_t start, std::array<State, kGroup>& group) {
+    const std::size_t count = std::min(kGroup, n - start);
+    for (std::size_t j = 0; j < count; ++j) group[j] = prepare(keys[start + j]);
+  };
+  std::size_t ones = 0;
+  if (n > 0) prepare_group(0, groups[0]);
+  for (std::size_t start = 0, g = 0; start < n; start += kGroup, g ^= 1) {
+    if (start + kGroup < n) prepare_group(start + kGroup, groups[g ^ 1]);
+    const std::size_t count = std::min(kGroup, n - start);
+    for (std::size_t j = 0; j < count; ++j) {
+      const bool hit = probe(groups[g][j]);
+      out[start + j] = hit ? 1 : 0;
+      ones += hit ? 1 : 0;
+    }
+  }
+  return ones;
+}
+
 }  // namespace amq
