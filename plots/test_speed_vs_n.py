@@ -176,15 +176,37 @@ def test_what_bounds_a_lookup_is_its_in_cache_time_against_the_time_its_lines_al
                          + rows("D", 2.0, 25.0, "query_absent") + rows("E", 2.0, 25.0, hashed=1e8)
                          + rows("F", 2.0, 25.0, hashed=3.2e8))
     text = "\n".join(speed_vs_n.bounds_table(frame, {("A", "query_absent_batched"): (100.0, 20000)}))
-    assert "| A | query, absent, batched | 2.00 | 5 | 10 | 50% | – | 40 ns, 12% | 100: 10 → 20 | its instructions |" in text
-    assert "| B | query, absent, batched | 2.00 | 5 | 2 | 100% | – | 25 ns, 20% | – | its work beside its loads |" in text
-    assert "| C | query, absent, batched | 2.00 | 5 | 3 | 100% | – | 5.5 ns, 91% | – | the memory system |" in text
-    assert "| D | query, absent | 2.00 | 5 | 2 | 100% | – | 25 ns, 20% | – | loads in flight |" in text
-    assert "| E | query, absent, batched | 2.00 | 5 | 2 | 100% | 12.5, 40% | 25 ns, 20% | – | the hash beside its lines |" in text
-    assert "| F | query, absent, batched | 2.00 | 5 | 2 | 100% | 5.62, 89% | 25 ns, 20% | – | its work beside its loads |" in text
+    assert "| A | query, absent, batched | 2.00 | 5 | 10 (2^10) | 50% | – | 40 ns, 12% | 100: 10 → 20 | its instructions |" in text
+    assert "| B | query, absent, batched | 2.00 | 5 | 2 (2^10) | 100% | – | 25 ns, 20% | – | its work beside its loads |" in text
+    assert "| C | query, absent, batched | 2.00 | 5 | 3 (2^10) | 100% | – | 5.5 ns, 91% | – | the memory system |" in text
+    assert "| D | query, absent | 2.00 | 5 | 2 (2^10) | 100% | – | 25 ns, 20% | – | loads in flight |" in text
+    assert "| E | query, absent, batched | 2.00 | 5 | 2 (2^10) | 100% | 12.5, 40% | 25 ns, 20% | – | the hash beside its lines |" in text
+    assert "| F | query, absent, batched | 2.00 | 5 | 2 (2^10) | 100% | 5.62, 89% | 25 ns, 20% | – | its work beside its loads |" in text
     assert "callgrind counts at 20,000 keys" in text
     # One n only: nothing to set against the in-cache time.
     assert speed_vs_n.bounds_table(frame[frame["n"] == 2**24], {}) == []
+
+
+def test_the_in_cache_time_is_read_at_the_largest_n_within_half_the_l2_cache():
+    import pandas as pd
+
+    from sections import speed_vs_n
+
+    # G at 2^10 (1 KiB: the branch predictor has learnt its keys) 2 ns, at 2^16 (64 KiB) 8 ns,
+    # at 2^20 (1 MiB) 9 ns, at 2^24 40 ns. With half of a 1 MiB L2 (512 KiB) the in-cache time is
+    # 2^16's 8 ns: at most 5 / 8 = 62%, its instructions; at 2^10's 2 ns it would have read 100%.
+    frame = pd.DataFrame([{"filter": "G", "operation": "query_present_batched", "n": n, "ns": ns, "lines": 2.0,
+                           "ceiling": 4e8, "fraction": 2.0 * 1e9 / ns / 4e8, "bytes": float(n)}
+                          for n, ns in ((2**10, 2.0), (2**16, 8.0), (2**20, 9.0), (2**24, 40.0))])
+    text = "\n".join(speed_vs_n.bounds_table(frame, {}, in_cache_bytes=2**19))
+    assert "| G | query, present, batched | 2.00 | 5 | 8 (2^16) | 62% | – | 40 ns, 12% | – | its instructions |" in text
+    assert "half the L2 cache (512 KiB of the file's context)" in text
+    # No L2 in the context: the smallest n, as before.
+    text = "\n".join(speed_vs_n.bounds_table(frame, {}))
+    assert "| G | query, present, batched | 2.00 | 5 | 2 (2^10) | 100% |" in text
+    assert "at n = 2^10, every line in cache (the file's context names no L2 cache)" in text
+    # Nothing fits: the smallest n.
+    assert speed_vs_n.in_cache_n(frame, 100.0) == 2**10
 
 
 def test_a_filters_own_table_is_its_ceiling_where_the_file_has_random_lines(tmp_path, monkeypatch):
