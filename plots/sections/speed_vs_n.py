@@ -197,8 +197,8 @@ def in_cache_n(part: pd.DataFrame, in_cache_bytes: float | None) -> float:
 def bounds_table(frame: pd.DataFrame, instructions: dict, in_cache_bytes: float | None = None) -> list[str]:
     """What holds each lookup below the ceiling at the largest n. Its lines at the ceiling's rate
     take lines / ceiling; the same lookup in cache (in_cache_n) takes what its own instructions
-    cost. When that alone exceeds the time the lines allow, no number of loads in
-    flight brings it to the ceiling: its instructions bound it. Where the file has the hashed
+    cost. When that alone exceeds the time the lines allow, no number of loads in flight brings
+    it to the ceiling: its instructions bound it. Where the file has the hashed
     floor (one hash, then the lines) and that floor alone is over the time the lines allow, the
     hash beside the lines bounds it. Otherwise a lookup taken one at a time lacks loads in flight;
     a batched one already keeps its next keys' lines in flight (core/batched.h), so what holds it
@@ -250,7 +250,7 @@ def bounds_table(frame: pd.DataFrame, instructions: dict, in_cache_bytes: float 
         " The hashed floor is the least a lookup that hashes its key can take: one line read as the"
         " ceiling's are but named through the filters' hash (random_lines_hashed, on the same table just"
         " after), the rest at the ceiling's rate; its percentage is the fraction of the ceiling that floor"
-        " leaves. Under 80% the hash beside the lines bounds the lookup. Otherwise a lookup taken one at a"
+        f" leaves. Under {100 * BOUND_AT:.0f}% the hash beside the lines bounds the lookup. Otherwise a lookup taken one at a"
         " time lacks loads in flight; a batched one already keeps its next keys' lines in flight"
         " (core/batched.h), and what holds it is its work beside its loads: here the rate lines arrive at"
         " falls with the instructions beside them, as the floor shows for one hash. Instructions per lookup"
