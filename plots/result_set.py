@@ -293,10 +293,12 @@ class ResultSet:
 
 
 # What can change a timing: the filters, the core they build on, the measuring loops, the build.
-# Tests and prose cannot. Paths from the repository's top, wherever the results directory is.
+# Tests, the headers only tests include (*_test_support.h) and prose cannot. Paths from the
+# repository's top, wherever the results directory is.
 SPEED_PATHS = (":(top)filters", ":(top)core", ":(top)harness/cell", ":(top)harness/micro_bench",
                ":(top)CMakeLists.txt", ":(top)scripts/build.sh",
-               ":(top,exclude)*_test.cc", ":(top,exclude)*_test.h", ":(top,exclude)*.md")
+               ":(top,exclude)*_test.cc", ":(top,exclude)*_test.h", ":(top,exclude)*_test_support.h",
+               ":(top,exclude)*.md")
 
 
 def commits_since(repository: Path, commit: str, paths: tuple[str, ...] = SPEED_PATHS) -> list[str] | None:
