@@ -31,20 +31,12 @@ TEST(RibbonAvx512, ParitiesAreThePortableOnes) {
   GTEST_SKIP() << "compiled without AVX-512 F and VPOPCNTDQ";
 #else
   if (!CpuHasIt()) GTEST_SKIP() << "this CPU has no AVX-512 F and VPOPCNTDQ";
-  std::size_t nonzero = 0;
   // 64 words whatever r: the masked loads read no lane past the r columns.
-  const std::size_t cases = ForEachW64ParityCase(
+  ExpectW64ParitiesArePortable(
       17, 20, [](int) { return std::size_t{64}; },
-      [&](const std::vector<std::uint64_t>& words, int columns, std::size_t o, std::uint64_t c) {
-        const std::uint64_t simd = ribbon_detail::ParitiesAvx512(words.data(), columns, o, c);
-        const std::uint64_t portable =
-            ribbon_detail::ParitiesPortable<std::uint64_t, 64>(words.data(), columns, o, c);
-        EXPECT_EQ(simd, portable) << "columns " << columns << ", offset " << o << ", row " << c;
-        nonzero += simd != 0 ? 1 : 0;
-        return simd == portable;
+      [](const std::uint64_t* words, int columns, std::size_t o, std::uint64_t c) {
+        return ribbon_detail::ParitiesAvx512(words, columns, o, c);
       });
-  EXPECT_EQ(cases, 32U * 64 * 20);
-  EXPECT_GT(nonzero, cases / 2);  // the parities are not trivially zero
 #endif
 }
 

@@ -1,12 +1,15 @@
 // filters/ribbon_test_support.h - the w = 64 parity cases on which ribbon_avx512_test.cc and
-// ribbon_sse2_test.cc hold each SIMD twin to ParitiesPortable.
+// ribbon_sse2_test.cc hold each SIMD twin to ParitiesPortable, and that check itself.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <vector>
 
+#include <gtest/gtest.h>
+
 #include "core/hashing.h"
+#include "filters/ribbon.h"
 
 namespace amq {
 
@@ -35,6 +38,26 @@ std::size_t ForEachW64ParityCase(std::uint64_t seed, int trials, WordsFor words_
     }
   }
   return cases;
+}
+
+// simd(words, columns, o, c) against ParitiesPortable on every case above: the same parities
+// each time, every case checked (32 column counts x 64 offsets x trials), and more than half of
+// them nonzero (the parities are not trivially zero).
+template <class WordsFor, class Simd>
+void ExpectW64ParitiesArePortable(std::uint64_t seed, int trials, WordsFor words_for, Simd simd) {
+  std::size_t nonzero = 0;
+  const std::size_t cases = ForEachW64ParityCase(
+      seed, trials, words_for,
+      [&](const std::vector<std::uint64_t>& words, int columns, std::size_t o, std::uint64_t c) {
+        const std::uint64_t got = simd(words.data(), columns, o, c);
+        const std::uint64_t portable =
+            ribbon_detail::ParitiesPortable<std::uint64_t, 64>(words.data(), columns, o, c);
+        EXPECT_EQ(got, portable) << "columns " << columns << ", offset " << o << ", row " << c;
+        nonzero += got != 0 ? 1 : 0;
+        return got == portable;
+      });
+  EXPECT_EQ(cases, 32U * 64 * static_cast<std::size_t>(trials));
+  EXPECT_GT(nonzero, cases / 2);
 }
 
 }  // namespace amq
