@@ -179,6 +179,21 @@ struct Banding {
   // Bands every key's equation with a result_bits-wide fingerprint; false when inconsistent.
   // result_bits = 0 is homogeneous Ribbon: every right-hand side is 0, so no equation can be
   // inconsistent and the run always succeeds.
+  //
+  // At w = 64 two keys are reduced at once, a step of each in turn: the first half of the
+  // sorted keys (the front of the matrix) in one chain, the second half (the back) in the
+  // other. One key's reduction is a chain of dependent steps (load the pivot, XOR, count
+  // zeros, shift) ending in a branch no predictor gets right, about one a key; alone, each key
+  // waited for the last. Two independent chains overlap. Any interleaving is on-the-fly
+  // elimination still: a step either XORs the row with the pivot stored at its leading slot
+  // (pivots never change once stored) or stores the row in an empty slot, so every row banded
+  // lies in the span of the stored pivots, and whether the system is consistent, and its rank
+  // (hence `redundant`), do not depend on the order. Which pivot ends up at which slot does,
+  // so the solution (and which non-keys pass) is another, equally random one. (Homogeneous
+  // Ribbon at n = 10^6 takes 3.2 elimination steps a key.) Whole builds at n = 10^6 (ad hoc,
+  // one process per version, alternating, 4 runs each): ribbon64 25.0-25.7 against 27.1-27.4 ns a key portable and 22.1-23.0 against
+  // 23.8-24.4 with -march=native; homog_ribbon64 29.9-30.6 against 33.3-33.6 portable (with
+  // -march=native, together with BackSubstituteBlockAvx512, 24.9-26.5 against 29.0-29.3).
   bool Run(std::span<const std::uint64_t> keys, std::size_t slots, std::uint64_t starts,
            std::uint64_t seed, int result_bits) {
     rows.assign(slots, 0);
@@ -188,14 +203,80 @@ struct Banding {
     // front to back; buckets of ~w starts are fine enough for that.
     static_detail::HashAndSortByBucket(keys, seed, std::max<std::uint64_t>(1, starts / kWidth),
                                        offsets, sorted);
-    for (std::uint64_t h : sorted) {
-      const auto result = result_bits > 0
-                              ? static_cast<std::uint32_t>(static_detail::FingerprintOf(h, result_bits))
-                              : std::uint32_t{0};
-      const Inserted done = Insert(ReduceRange(h, starts), CoefficientsOf<Row>(h), result);
-      if (done.outcome == Outcome::kInconsistent) return false;  // this seed cannot work
-      redundant += done.outcome == Outcome::kRedundant;
+    if constexpr (kWidth != 64) {
+      // w = 128: one key at a time. Two chains were faster in the portable build (ribbon, n =
+      // 10^6, 6 runs: 42.9-44.2 against 46.3-49.0 ns a key) but slower with -march=native
+      // (44.2-48.3 against 41.9-44.0, 12 runs), and so was this loop written as one chain of
+      // Steps (45.7-46.2, 4 runs).
+      for (std::uint64_t h : sorted) {
+        const auto result = result_bits > 0
+                                ? static_cast<std::uint32_t>(static_detail::FingerprintOf(h, result_bits))
+                                : std::uint32_t{0};
+        const Inserted done = Insert(ReduceRange(h, starts), CoefficientsOf<Row>(h), result);
+        if (done.outcome == Outcome::kInconsistent) return false;  // this seed cannot work
+        redundant += done.outcome == Outcome::kRedundant;
+      }
+      return true;
     }
+    const std::size_t n = sorted.size();
+    Chain front{0, n / 2}, back{n / 2, n};
+    bool front_live = Begin(front, starts, result_bits);
+    bool back_live = Begin(back, starts, result_bits);
+    while (front_live && back_live) {
+      if (!Step(front, front_live, starts, result_bits)) return false;  // this seed cannot work
+      if (!Step(back, back_live, starts, result_bits)) return false;
+    }
+    Chain& rest = front_live ? front : back;
+    bool rest_live = front_live || back_live;
+    while (rest_live) {
+      if (!Step(rest, rest_live, starts, result_bits)) return false;
+    }
+    return true;
+  }
+
+ private:
+  // A run of sorted keys being banded: the next key to take, the end, and the row being
+  // reduced (at slot i, with its result so far).
+  struct Chain {
+    std::size_t next, end;
+    std::uint64_t i = 0;
+    Row c = 0;
+    std::uint32_t result = 0;
+  };
+
+  // Takes the chain's next key; false when it has none left.
+  bool Begin(Chain& ch, std::uint64_t starts, int result_bits) const {
+    if (ch.next == ch.end) return false;
+    const std::uint64_t h = sorted[ch.next++];
+    ch.i = ReduceRange(h, starts);
+    ch.c = CoefficientsOf<Row>(h);
+    ch.result = result_bits > 0 ? static_cast<std::uint32_t>(static_detail::FingerprintOf(h, result_bits))
+                                : std::uint32_t{0};
+    return true;
+  }
+
+  // One step of Reduce and Insert for the chain's row: stored at an empty slot, or its leading
+  // 1 eliminated against the pivot there. When the row is stored or vanishes the chain takes
+  // its next key (live = false when there is none). False when the row vanished with a
+  // nonzero result: the equations are inconsistent.
+  bool Step(Chain& ch, bool& live, std::uint64_t starts, int result_bits) {
+    const Row pivot = rows[ch.i];
+    if (pivot == 0) {
+      rows[ch.i] = ch.c;
+      results[ch.i] = ch.result;
+    } else {
+      ch.c ^= pivot;
+      ch.result ^= results[ch.i];
+      if (ch.c != 0) {
+        const int tz = CountTrailingZeros(ch.c);
+        ch.c >>= tz;
+        ch.i += tz;
+        return true;
+      }
+      if (ch.result != 0) return false;
+      ++redundant;
+    }
+    live = Begin(ch, starts, result_bits);
     return true;
   }
 };
@@ -263,6 +344,51 @@ inline void BackSubstituteBlockDispatched(std::integer_sequence<int, kCounts...>
   if (!fixed) BackSubstituteBlock<0>(b, block, columns, spread, state);
 }
 
+#ifdef AMQ_RIBBON_HAVE_AVX512
+// BackSubstituteBlock for w = 64 with eight columns' states in the lanes of a vector (kVectors
+// of them for up to 8 kVectors columns). The new bit of column j at slot i is
+// result_j XOR parity((state_j << 1) AND row), and (state << 1) AND row has the popcount of
+// state AND (row >> 1): so the AND and the popcount start from the old state while its shift
+// (XORed with the result bits) is made beside them, and one ternary-logic op merges the two.
+// Per slot a chain of three vector ops for eight columns, where the scalar loop issues about
+// five instructions a column. Lanes past `columns` are computed but not stored. Ad hoc, one
+// banding of 10^6 keys in 1.1 10^6 slots, free variables drawn (homogeneous), 3 runs: r = 8
+// 2.95-3.13 against 6.10-6.20 ns a key, r = 13 3.40-4.11 against 13.9-14.7.
+template <int kVectors>
+inline void BackSubstituteBlockAvx512(const Banding<std::uint64_t, 64>& b, std::size_t block,
+                                      int columns, std::optional<std::uint64_t> spread,
+                                      std::uint64_t* state) {
+  const __m512i one = _mm512_set1_epi64(1);
+  const __m512i lane = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
+  __m512i st[kVectors];
+  __mmask8 keep[kVectors];
+  for (int v = 0; v < kVectors; ++v) {
+    const int left = columns - 8 * v;
+    keep[v] = static_cast<__mmask8>(left >= 8 ? 0xff : (1U << left) - 1);
+    st[v] = _mm512_maskz_loadu_epi64(keep[v], state + 8 * v);
+  }
+  for (std::size_t i = (block + 1) * 64; i-- > block * 64;) {
+    const std::uint64_t row = b.rows[i];
+    const std::uint32_t result =
+        spread && row == 0 ? static_cast<std::uint32_t>(MurmurMix64(*spread ^ i)) : b.results[i];
+    const __m512i row_above = _mm512_set1_epi64(static_cast<long long>(row >> 1));
+    const __m512i results = _mm512_set1_epi64(result);
+    for (int v = 0; v < kVectors; ++v) {
+      const __m512i result_bits = _mm512_and_si512(
+          _mm512_srlv_epi64(results, _mm512_add_epi64(lane, _mm512_set1_epi64(8 * v))), one);
+      const __m512i shifted = _mm512_xor_si512(_mm512_slli_epi64(st[v], 1), result_bits);
+      const __m512i parities = _mm512_popcnt_epi64(_mm512_and_si512(st[v], row_above));
+      st[v] = _mm512_ternarylogic_epi64(shifted, parities, one, 0x78);  // shifted ^ (parities & 1)
+    }
+  }
+  for (int v = 0; v < kVectors; ++v) _mm512_mask_storeu_epi64(state + 8 * v, keep[v], st[v]);
+}
+#endif
+
+// Which back-substitution BackSubstitute runs: the build's best (AVX-512 at w = 64 where the
+// build has it, else BackSubstituteBlock) or BackSubstituteBlock always, which tests compare.
+enum class SolvePath { kBest, kPortable };
+
 // Z from the last slot down: Z[i] = result[i] XOR <row[i], Z[i+1 .. i+w-1]>, per column.
 // state[j] holds column j of Z[i .. i+w-1] (bit t = Z[i+t]), so each step is a shift, a
 // masked parity and, at a block boundary, a store of the finished block. A block keeps the
@@ -275,7 +401,7 @@ inline void BackSubstituteBlockDispatched(std::integer_sequence<int, kCounts...>
 // side 0, Z = 0 solves the system and would answer "present" to everything; a uniformly random
 // solution makes each column of a non-key's parities a fair coin unless its row lies in the
 // span of the key rows.
-template <class Row, int kWidth, class Layout>
+template <SolvePath kPath = SolvePath::kBest, class Row, int kWidth, class Layout>
 std::vector<Row> BackSubstitute(const Banding<Row, kWidth>& b, std::size_t slots,
                                 int result_bits, const Layout& layout,
                                 std::optional<std::uint64_t> free_seed = std::nullopt) {
@@ -286,6 +412,18 @@ std::vector<Row> BackSubstitute(const Banding<Row, kWidth>& b, std::size_t slots
       free_seed ? std::optional<std::uint64_t>(SpreadSeed(*free_seed)) : std::nullopt;
   for (std::size_t block = blocks; block-- > 0;) {
     const int columns = layout.columns(block);
+#ifdef AMQ_RIBBON_HAVE_AVX512
+    if constexpr (kPath == SolvePath::kBest && kWidth == 64) {
+      switch ((columns + 7) / 8) {
+        case 1: BackSubstituteBlockAvx512<1>(b, block, columns, spread, state.data()); break;
+        case 2: BackSubstituteBlockAvx512<2>(b, block, columns, spread, state.data()); break;
+        case 3: BackSubstituteBlockAvx512<3>(b, block, columns, spread, state.data()); break;
+        default: BackSubstituteBlockAvx512<4>(b, block, columns, spread, state.data()); break;
+      }
+      std::copy_n(state.begin(), columns, solution.begin() + layout.offset(block));
+      continue;
+    }
+#endif
     BackSubstituteBlockDispatched(std::make_integer_sequence<int, 16>{}, b, block, columns, spread,
                                   state.data());
     std::copy_n(state.begin(), columns, solution.begin() + layout.offset(block));

@@ -11,6 +11,7 @@
 #include "workloads/uniform.h"
 #include "harness/cell/stat_json.h"
 #include "filters/static_test_support.h"
+#include "filters/ribbon_test_support.h"
 #include "filters/test_params.h"
 
 namespace amq {
@@ -112,6 +113,71 @@ TEST(Ribbon, TightOverheadNeedsRetriesButStaysBounded) {
   EXPECT_GT(retried + failed, 0) << "2% overhead should not band at the first try every time";
 }
 
+// Banding reduces two keys at a time at w = 64 (Banding::Run; w = 128 one at a time, through
+// Insert, which the cases at w = 128 check as well). Against Insert one key at a time in the
+// same sorted order, on the same keys and seeds: the same verdict on consistency (standard
+// Ribbon at an overhead where some seeds fail), the same number of redundant rows (the rank),
+// every stored pivot with its leading 1 at its own slot, and every key's equation satisfied by
+// the pivots: its row reduces to 0 = 0 against them.
+template <class Row, int kWidth>
+void ExpectTwoChainBandingIsElimination(std::size_t n, double overhead, int result_bits) {
+  const std::size_t slots = (static_cast<std::size_t>(n * (1 + overhead)) / kWidth + 1) * kWidth;
+  const std::uint64_t starts = slots - kWidth + 1;
+  const auto distinct = UniformKeys(41, KeyStream::kMembers, n);
+  std::vector<std::uint64_t> keys(distinct.begin(), distinct.end());
+  // Some keys twice: redundant rows.
+  keys.insert(keys.end(), distinct.begin(), distinct.begin() + std::min<std::size_t>(20, n));
+  int failed = 0;
+  for (std::uint64_t seed = 1; seed <= 12; ++seed) {
+    ribbon_detail::Banding<Row, kWidth> two, one;
+    const bool banded = two.Run(keys, slots, starts, seed, result_bits);
+    // One key at a time, over the hashes Run sorted.
+    one.rows.assign(slots, 0);
+    one.results.assign(slots, 0);
+    bool consistent = true;
+    std::size_t redundant = 0;
+    for (std::uint64_t h : two.sorted) {
+      const auto result = result_bits > 0
+                              ? static_cast<std::uint32_t>(static_detail::FingerprintOf(h, result_bits))
+                              : std::uint32_t{0};
+      const auto done = one.Insert(ReduceRange(h, starts), ribbon_detail::CoefficientsOf<Row>(h), result);
+      if (done.outcome == decltype(one)::Outcome::kInconsistent) consistent = false;
+      redundant += done.outcome == decltype(one)::Outcome::kRedundant;
+    }
+    ASSERT_EQ(banded, consistent) << "seed " << seed;
+    if (!banded) {
+      ++failed;
+      continue;
+    }
+    EXPECT_EQ(two.redundant, redundant) << "seed " << seed;
+    for (std::size_t i = 0; i < slots; ++i) {
+      ASSERT_TRUE(two.rows[i] == 0 || (two.rows[i] & 1) == 1) << "slot " << i << ", seed " << seed;
+    }
+    for (std::uint64_t h : two.sorted) {
+      Row c = ribbon_detail::CoefficientsOf<Row>(h);
+      std::uint32_t result = result_bits > 0
+                                 ? static_cast<std::uint32_t>(static_detail::FingerprintOf(h, result_bits))
+                                 : std::uint32_t{0};
+      ASSERT_EQ(two.Reduce(ReduceRange(h, starts), c, result).outcome,
+                decltype(two)::Outcome::kRedundant)
+          << "a key's equation is not implied by the pivots, seed " << seed;
+    }
+  }
+  if (result_bits > 0 && overhead < 0.05) {
+    EXPECT_GT(failed, 0) << "no seed failed at " << overhead << " overhead: the consistency check saw no failure";
+  }
+}
+
+TEST(Ribbon, TwoChainBandingIsElimination) {
+  ExpectTwoChainBandingIsElimination<std::uint64_t, 64>(20000, 0.14, 7);   // standard, bands
+  ExpectTwoChainBandingIsElimination<std::uint64_t, 64>(20000, 0.02, 7);   // standard, often fails
+  ExpectTwoChainBandingIsElimination<std::uint64_t, 64>(20000, 0.094, 0);  // homogeneous
+  ExpectTwoChainBandingIsElimination<U128, 128>(20000, 0.05, 9);
+  ExpectTwoChainBandingIsElimination<U128, 128>(20000, 0.01, 9);
+  ExpectTwoChainBandingIsElimination<std::uint64_t, 64>(1, 0.1, 7);         // one key: one chain
+  ExpectTwoChainBandingIsElimination<std::uint64_t, 64>(3, 0.1, 7);
+}
+
 }  // namespace
 }  // namespace amq
 
@@ -125,10 +191,8 @@ namespace {
 TEST(Ribbon, BackSubstitutionEqualsTheRunTimeColumnLoop) {
   using Row = std::uint64_t;
   constexpr int kWidth = 64;
-  const std::size_t n = 3000, slots = 3328;  // 52 blocks, 11% overhead
-  const auto keys = UniformKeys(21, KeyStream::kMembers, n);
-  ribbon_detail::Banding<Row, kWidth> banding;
-  ASSERT_TRUE(banding.Run(keys, slots, slots - kWidth + 1, 99, 18));
+  const std::size_t slots = kBackSubstitutionSlots;
+  const auto banding = BandedForBackSubstitution(21, 99, 18);
   for (const std::optional<std::uint64_t> free_seed : {std::optional<std::uint64_t>(), std::optional<std::uint64_t>(7)}) {
     for (int r = 1; r <= 18; ++r) {
       const ribbon_detail::AllColumns layout{r};

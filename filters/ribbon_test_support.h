@@ -1,5 +1,6 @@
 // filters/ribbon_test_support.h - the w = 64 parity cases on which ribbon_avx512_test.cc and
-// ribbon_sse2_test.cc hold each SIMD twin to ParitiesPortable, and that check itself.
+// ribbon_sse2_test.cc hold each SIMD twin to ParitiesPortable, and that check itself; and the
+// banding the back-substitution tests (ribbon_test.cc, ribbon_avx512_test.cc) solve.
 #pragma once
 
 #include <cstddef>
@@ -10,6 +11,7 @@
 
 #include "core/hashing.h"
 #include "filters/ribbon.h"
+#include "workloads/uniform.h"
 
 namespace amq {
 
@@ -58,6 +60,19 @@ void ExpectW64ParitiesArePortable(std::uint64_t seed, int trials, WordsFor words
       });
   EXPECT_EQ(cases, 32U * 64 * static_cast<std::size_t>(trials));
   EXPECT_GT(nonzero, cases / 2);
+}
+
+// The w = 64 back-substitution tests' matrix: 3,000 keys of UniformKeys(key_seed) banded with
+// result_bits-wide results in 3,328 slots (52 blocks, 11% overhead) under `seed`.
+inline constexpr std::size_t kBackSubstitutionSlots = 3328;
+inline ribbon_detail::Banding<std::uint64_t, 64> BandedForBackSubstitution(std::uint64_t key_seed,
+                                                                         std::uint64_t seed,
+                                                                         int result_bits) {
+  const auto keys = UniformKeys(key_seed, KeyStream::kMembers, 3000);
+  ribbon_detail::Banding<std::uint64_t, 64> banding;
+  EXPECT_TRUE(banding.Run(keys, kBackSubstitutionSlots, kBackSubstitutionSlots - 64 + 1, seed, result_bits))
+      << "the test matrix did not band";
+  return banding;
 }
 
 }  // namespace amq
