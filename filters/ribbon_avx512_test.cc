@@ -16,6 +16,7 @@
 #include "filters/homog_ribbon.h"
 #include "filters/ribbon.h"
 #include "filters/ribbon_test_support.h"
+#include "workloads/uniform.h"
 
 namespace amq {
 namespace {
@@ -97,7 +98,7 @@ TEST(RibbonAvx512, BackSubstitutionIsThePortableOne) {
 #else
   if (!CpuHasIt()) GTEST_SKIP() << "this CPU has no AVX-512 F and VPOPCNTDQ";
   const std::size_t slots = kBackSubstitutionSlots;
-  const auto banding = BandedForBackSubstitution(31, 5, 32);
+  const auto banding = BandedForBackSubstitution(UniformKeys(31, KeyStream::kMembers, 3000), 5, 32);
   using ribbon_detail::SolvePath;
   for (const std::optional<std::uint64_t> free_seed :
        {std::optional<std::uint64_t>(), std::optional<std::uint64_t>(11)}) {

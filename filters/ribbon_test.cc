@@ -192,7 +192,7 @@ TEST(Ribbon, BackSubstitutionEqualsTheRunTimeColumnLoop) {
   using Row = std::uint64_t;
   constexpr int kWidth = 64;
   const std::size_t slots = kBackSubstitutionSlots;
-  const auto banding = BandedForBackSubstitution(21, 99, 18);
+  const auto banding = BandedForBackSubstitution(UniformKeys(21, KeyStream::kMembers, 3000), 99, 18);
   for (const std::optional<std::uint64_t> free_seed : {std::optional<std::uint64_t>(), std::optional<std::uint64_t>(7)}) {
     for (int r = 1; r <= 18; ++r) {
       const ribbon_detail::AllColumns layout{r};

@@ -5,13 +5,13 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include <gtest/gtest.h>
 
 #include "core/hashing.h"
 #include "filters/ribbon.h"
-#include "workloads/uniform.h"
 
 namespace amq {
 
@@ -62,13 +62,11 @@ void ExpectW64ParitiesArePortable(std::uint64_t seed, int trials, WordsFor words
   EXPECT_GT(nonzero, cases / 2);
 }
 
-// The w = 64 back-substitution tests' matrix: 3,000 keys of UniformKeys(key_seed) banded with
+// The w = 64 back-substitution tests' matrix: the keys (3,000 in the tests) banded with
 // result_bits-wide results in 3,328 slots (52 blocks, 11% overhead) under `seed`.
 inline constexpr std::size_t kBackSubstitutionSlots = 3328;
-inline ribbon_detail::Banding<std::uint64_t, 64> BandedForBackSubstitution(std::uint64_t key_seed,
-                                                                         std::uint64_t seed,
-                                                                         int result_bits) {
-  const auto keys = UniformKeys(key_seed, KeyStream::kMembers, 3000);
+inline ribbon_detail::Banding<std::uint64_t, 64> BandedForBackSubstitution(
+    std::span<const std::uint64_t> keys, std::uint64_t seed, int result_bits) {
   ribbon_detail::Banding<std::uint64_t, 64> banding;
   EXPECT_TRUE(banding.Run(keys, kBackSubstitutionSlots, kBackSubstitutionSlots - 64 + 1, seed, result_bits))
       << "the test matrix did not band";
