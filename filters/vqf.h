@@ -17,8 +17,8 @@
 //
 // Hashing. One 64-bit hash h of the key: block b1 = the top 32 bits scaled to the block count,
 // tag = the low r bits, bucket = bits 16..31 scaled to b. The second block is derived from the
-// first and the fingerprint (bucket, tag): b2 = (g(bucket, tag) - b1) mod blocks, g a
-// multiplicative hash scaled to the block count. The map b1 -> b2 is an involution, so two keys
+// first and the fingerprint (bucket, tag): b2 = (g(bucket, tag) - b1) mod blocks, g a 32-bit
+// multiplicative (Fibonacci) hash scaled to the block count. The map b1 -> b2 is an involution, so two keys
 // with the same fingerprint and a block in common have the same two blocks, and erase may remove
 // either copy of a fingerprint (as partial-key cuckoo hashing does for its buckets). An
 // additive offset b1 + g would not be: a copy erased from a shared block could belong to a key
@@ -31,13 +31,17 @@
 // authors' code, as FastFilter bundles it, reads the second block only when the first has
 // fewer than 12 of its 48 slots free): in vqf8 a key goes to its first block without the second
 // being read while the first holds at most 36 tags, so most inserts touch one line. It costs
-// balance: filling 10^6-key tables until the first refusal (seeds 1-3) stops at load 0.952-0.957
-// with it against 0.956-0.959 without; filled to the 0.93 cap, 2,000 random key sets at each of
-// 71 sizes from 3 to 300 blocks saw 59 tables refuse a key with it against 4 without, 21 of
-// the 59 at 3 blocks and none above 57, and 12,000 sets at 64 to 2,048 blocks none either way.
-// So it applies from 64 blocks (n of about 2,860 at the cap) up. vqf16 has none: its 28-slot
-// blocks lose more (with a three-quarter shortcut, first refusals at 0.905-0.917 against a
-// 0.90 cap, and refusals below the cap at n = 100 to 10^4). At n = 10^6 (-march=native) the
+// balance (random keys; 2026-12-05): filling 10^6-key tables until the first refusal (seeds
+// 1-3) stops at load 0.947-0.954 with it against 0.952-0.956 without. Filled to the 0.93 cap
+// with it everywhere, 2,000 key sets at each of 71 sizes from 3 to 300 blocks saw 20 tables
+// refuse a key (14 at 3 blocks, the largest at 143) against none without it; 10,000 sets at
+// each of 15 sizes from 32 to 1,024 blocks, 2 (at 48 and 200 blocks) against none. (An earlier
+// sample, with the 64-bit g, saw 59 against 4 at 3 to 300 blocks, none above 57.) So it
+// applies from 64 blocks (n of about 2,860 at the cap) up, where a table that refuses a key
+// below the cap is about one in 10^4 or rarer, and counts it (vqf_refused_inserts). vqf16 has
+// none: its 28-slot blocks lose more (with a three-quarter shortcut, first refusals at
+// 0.904-0.910 against a 0.90 cap, and 11 of 2,000 tables of n = 10^4 refusing a key below the
+// cap). At n = 10^6 (-march=native) the
 // shortcut took vqf8 inserts from 24.7 to 21.4 ns in a plain insert loop, and with the
 // branch-free metadata shift below, amqbench_micro's from 23.7 to 17.6 ns (medians of three
 // alternating runs).
@@ -49,9 +53,15 @@
 // members are in their first block, so that branch is mostly right for members as for absent
 // keys. (Without the shortcut a member is in either block about as often, and stopping at the
 // first made member lookups slower here, 16.6 to 16.8 against 15.2 to 15.8 ns; vqf16 compares
-// both blocks before either answer is used.) Erase removes one matching tag from the first
-// block that has one (as a cuckoo filter, a key never inserted may remove a colliding key's
-// tag).
+// both blocks before either answer is used.) The members the branch gets wrong are what keeps
+// vqf8's member lookups near FastFilter's VQF's time: in a table filled to the cap at n = 10^6,
+// 11.3% of members sit in their second block; timed as separate lists, so the predictor learns
+// each, members in their first block took 10.3 ns and those in their second 14.3, all of them
+// mixed 12.2 (-march=native, out of line, 2026-12-05): about 1.5 ns a lookup goes to the
+// mispredictions, which resolve only when the first line arrives. Comparing both lines before
+// branching (the wrong branches then go) made every member wait for the second line: 12.0 ns
+// for the first-block members. Erase removes one matching tag from the first block that has
+// one (as a cuckoo filter, a key never inserted may remove a colliding key's tag).
 //
 // Theory. A lookup of a non-member compares its tag with every tag in bucket q of its two
 // blocks. At load alpha (tags / (s * blocks)) a block holds alpha s tags over b buckets, so each
@@ -73,8 +83,9 @@
 // 0.90 for vqf16. 0.93 is FastFilter's configuration (n / 0.93 slots), which reads 11.47
 // bits/key for vqf8 at n = 10^6. The cap is where two choices stop being enough: filling
 // 10^6-key tables with random keys until the first refusal (seeds 1-3) the first refusal came
-// at load 0.952-0.957 for vqf8 (with the shortcut; 0.956-0.959 without) and 0.917-0.930 for
-// vqf16 (28-slot blocks spread more, relative to their size). So the table families' shared
+// at load 0.947-0.954 for vqf8 (with the shortcut; 0.952-0.956 without) and 0.909-0.923 for
+// vqf16 (28-slot blocks spread more, relative to their size; small vqf16 tables can refuse a
+// key below the cap: 1 of 2,000 key sets at n = 100). So the table families' shared
 // fill rule, 0.96, would size a VQF that refuses keys; it gets the cap instead. The tag width
 // is part of the type (kFixedWidth): --fpr and --bits-per-key do not change it.
 //
@@ -381,8 +392,12 @@ class Vqf {
     // The second block depends on the first and the fingerprint (bucket, tag) only, through
     // b2 = (g(fingerprint) - b1) mod blocks, an involution: two keys with one fingerprint and a
     // block in common have the same pair, so erase may take either copy (as in a cuckoo filter).
-    const std::uint64_t fingerprint = (static_cast<std::uint64_t>(l.bucket) << kTagBits) | l.tag;
-    const std::uint64_t g = ReduceRange((fingerprint + 1) * 0x9e3779b97f4a7c15ULL, n);
+    // g is Fibonacci hashing of the fingerprint in 32 bits (it has at most 22), scaled to the
+    // block count. With a 64-bit multiplier and a 128-bit product instead, vqf8 member lookups
+    // took 1.02-1.06 of FastFilter's VQF's time against 0.97-0.98 (n = 10^6, -march=native, out
+    // of line, one process, 3 runs of 11 rounds, medians of per-round ratios, 2026-12-05).
+    const std::uint32_t fingerprint = (static_cast<std::uint32_t>(l.bucket) << kTagBits) | l.tag;
+    const std::uint64_t g = (static_cast<std::uint64_t>((fingerprint + 1) * 0x9e3779b9u) * n) >> 32;
     l.second = g >= l.first ? g - l.first : g + n - l.first;
     return l;
   }
@@ -498,8 +513,8 @@ class Vqf {
   // window below end, found by a leading-zero count rather than a second select; when there is
   // none it lies below the window (buckets before q end there), and start = 0, which is also
   // what 64 - countl_zero(0) gives. One window, one select, and no branch on which metadata
-  // word holds the answer (as unpredictable as the key); the one branch, in BucketWindow, is on
-  // which word the window starts in, known from the key's hash alone.
+  // word holds the answer (as unpredictable as the key); the portable path's one branch, in
+  // BucketWindow, is on which word the window starts in, known from the key's hash alone.
   static void BucketSlots(const Block& block, int q, int& start, int& end) {
     int rank;
     const std::uint64_t window = BucketWindow(block, q, rank);
@@ -508,8 +523,29 @@ class Vqf {
   }
 
   // The metadata from bit q up, and the rank of bucket q's closing one in it (the window's
-  // (rank+1)-th one): BucketSlots' first half, and all BucketMask needs.
+  // (rank+1)-th one): BucketSlots' first half, and all BucketMask needs. Only the bits up to
+  // that closing one are the callers' concern (it lies at most s bits above q).
   static std::uint64_t BucketWindow(const Block& block, int q, int& rank) {
+#ifdef AMQ_VQF_HAVE_AVX512
+    if constexpr (kPath == VqfPath::kAvx512 && kMetadataWords == 2) {
+      // No branch on which word holds bit q, which the portable path below takes (for 64 of
+      // the 80 buckets, as unpredictable as the key): the ones below bit q are counted with
+      // BZHI in both words (an index of 64 or more keeps the whole word, so only the high
+      // word's index needs clamping), and the window is the eight bytes from byte q / 8,
+      // shifted by q % 8: 57 bits from q, past bucket q's closing one (at most s = 48 bits up).
+      // Above the metadata's 128 bits it holds tag bytes, which lie above that closing one.
+      // vqf8 member lookups at n = 10^6 (-march=native, out of line, one process, against
+      // FastFilter's VQF): 1.03 of its time against 1.05 with the branch (2 runs of 11 rounds,
+      // medians of per-round ratios, 2026-12-05).
+      const unsigned high_index = q >= 64 ? static_cast<unsigned>(q - 64) : 0u;
+      const int below = std::popcount(_bzhi_u64(block.metadata[0], static_cast<unsigned>(q))) +
+                        std::popcount(_bzhi_u64(block.metadata[1], high_index));
+      std::uint64_t bytes;
+      std::memcpy(&bytes, reinterpret_cast<const unsigned char*>(&block) + (q >> 3), sizeof bytes);
+      rank = q - below;
+      return bytes >> (q & 7);
+    }
+#endif
     // The metadata holds b ones in all, so the ones below bit q are b less those at or above
     // it, which the shifted metadata holds: no mask for the bits below q.
     std::uint64_t window;
