@@ -6,7 +6,8 @@
 // coefficient row c with bit 0 set, and an r-bit fingerprint fp; it is in the filter iff
 //   XOR over t of c_t * Z[s + t]  ==  fp        (an r-bit value, one parity per column).
 // Construction solves these n equations over GF(2): banding ("on the fly" Gaussian
-// elimination, keys in order of start) leaves each equation as a pivot row at its own slot,
+// elimination, keys in order of start; at w = 64 the two halves of that order side by side,
+// see Banding::Run) leaves each equation as a pivot row at its own slot,
 // then back-substitution from the last slot fills Z. Z is stored interleaved column-major:
 // for each block of w slots, r words of w bits (column j of those slots), so a query reads
 // two adjacent blocks and computes r parities (popcounts).
@@ -165,6 +166,13 @@ struct Banding {
     return done;
   }
 
+  // A key's right-hand side: its result_bits-wide fingerprint, or 0 for homogeneous Ribbon
+  // (result_bits = 0).
+  static std::uint32_t ResultOf(std::uint64_t h, int result_bits) {
+    return result_bits > 0 ? static_cast<std::uint32_t>(static_detail::FingerprintOf(h, result_bits))
+                           : std::uint32_t{0};
+  }
+
   // Whether the row c starting at slot i lies in the span of the rows banded so far.
   bool InSpan(std::uint64_t i, Row c) const {
     std::uint32_t result = 0;
@@ -191,9 +199,10 @@ struct Banding {
   // (hence `redundant`), do not depend on the order. Which pivot ends up at which slot does,
   // so the solution (and which non-keys pass) is another, equally random one. (Homogeneous
   // Ribbon at n = 10^6 takes 3.2 elimination steps a key.) Whole builds at n = 10^6 (ad hoc,
-  // one process per version, alternating, 4 runs each): ribbon64 25.0-25.7 against 27.1-27.4 ns a key portable and 22.1-23.0 against
-  // 23.8-24.4 with -march=native; homog_ribbon64 29.9-30.6 against 33.3-33.6 portable (with
-  // -march=native, together with BackSubstituteBlockAvx512, 24.9-26.5 against 29.0-29.3).
+  // one process per version, alternating, 4 runs each): ribbon64 25.0-25.7 against 27.1-27.4
+  // ns a key portable and 22.1-23.0 against 23.8-24.4 with -march=native; homog_ribbon64
+  // 29.9-30.6 against 33.3-33.6 portable (with -march=native, together with
+  // BackSubstituteBlockAvx512, 24.9-26.5 against 29.0-29.3).
   bool Run(std::span<const std::uint64_t> keys, std::size_t slots, std::uint64_t starts,
            std::uint64_t seed, int result_bits) {
     rows.assign(slots, 0);
@@ -209,10 +218,8 @@ struct Banding {
       // (44.2-48.3 against 41.9-44.0, 12 runs), and so was this loop written as one chain of
       // Steps (45.7-46.2, 4 runs).
       for (std::uint64_t h : sorted) {
-        const auto result = result_bits > 0
-                                ? static_cast<std::uint32_t>(static_detail::FingerprintOf(h, result_bits))
-                                : std::uint32_t{0};
-        const Inserted done = Insert(ReduceRange(h, starts), CoefficientsOf<Row>(h), result);
+        const Inserted done =
+            Insert(ReduceRange(h, starts), CoefficientsOf<Row>(h), ResultOf(h, result_bits));
         if (done.outcome == Outcome::kInconsistent) return false;  // this seed cannot work
         redundant += done.outcome == Outcome::kRedundant;
       }
@@ -250,8 +257,7 @@ struct Banding {
     const std::uint64_t h = sorted[ch.next++];
     ch.i = ReduceRange(h, starts);
     ch.c = CoefficientsOf<Row>(h);
-    ch.result = result_bits > 0 ? static_cast<std::uint32_t>(static_detail::FingerprintOf(h, result_bits))
-                                : std::uint32_t{0};
+    ch.result = ResultOf(h, result_bits);
     return true;
   }
 
@@ -389,6 +395,25 @@ inline void BackSubstituteBlockAvx512(const Banding<std::uint64_t, 64>& b, std::
 // build has it, else BackSubstituteBlock) or BackSubstituteBlock always, which tests compare.
 enum class SolvePath { kBest, kPortable };
 
+// One block of BackSubstitute on the path kPath chooses.
+template <SolvePath kPath, class Row, int kWidth>
+inline void BackSubstituteBlockOnPath(const Banding<Row, kWidth>& b, std::size_t block,
+                                      int columns, std::optional<std::uint64_t> spread,
+                                      Row* state) {
+#ifdef AMQ_RIBBON_HAVE_AVX512
+  if constexpr (kPath == SolvePath::kBest && kWidth == 64) {
+    switch ((columns + 7) / 8) {
+      case 1: BackSubstituteBlockAvx512<1>(b, block, columns, spread, state); return;
+      case 2: BackSubstituteBlockAvx512<2>(b, block, columns, spread, state); return;
+      case 3: BackSubstituteBlockAvx512<3>(b, block, columns, spread, state); return;
+      default: BackSubstituteBlockAvx512<4>(b, block, columns, spread, state); return;
+    }
+  }
+#endif
+  BackSubstituteBlockDispatched(std::make_integer_sequence<int, 16>{}, b, block, columns, spread,
+                                state);
+}
+
 // Z from the last slot down: Z[i] = result[i] XOR <row[i], Z[i+1 .. i+w-1]>, per column.
 // state[j] holds column j of Z[i .. i+w-1] (bit t = Z[i+t]), so each step is a shift, a
 // masked parity and, at a block boundary, a store of the finished block. A block keeps the
@@ -412,20 +437,7 @@ std::vector<Row> BackSubstitute(const Banding<Row, kWidth>& b, std::size_t slots
       free_seed ? std::optional<std::uint64_t>(SpreadSeed(*free_seed)) : std::nullopt;
   for (std::size_t block = blocks; block-- > 0;) {
     const int columns = layout.columns(block);
-#ifdef AMQ_RIBBON_HAVE_AVX512
-    if constexpr (kPath == SolvePath::kBest && kWidth == 64) {
-      switch ((columns + 7) / 8) {
-        case 1: BackSubstituteBlockAvx512<1>(b, block, columns, spread, state.data()); break;
-        case 2: BackSubstituteBlockAvx512<2>(b, block, columns, spread, state.data()); break;
-        case 3: BackSubstituteBlockAvx512<3>(b, block, columns, spread, state.data()); break;
-        default: BackSubstituteBlockAvx512<4>(b, block, columns, spread, state.data()); break;
-      }
-      std::copy_n(state.begin(), columns, solution.begin() + layout.offset(block));
-      continue;
-    }
-#endif
-    BackSubstituteBlockDispatched(std::make_integer_sequence<int, 16>{}, b, block, columns, spread,
-                                  state.data());
+    BackSubstituteBlockOnPath<kPath>(b, block, columns, spread, state.data());
     std::copy_n(state.begin(), columns, solution.begin() + layout.offset(block));
   }
   return solution;

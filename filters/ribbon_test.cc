@@ -137,10 +137,8 @@ void ExpectTwoChainBandingIsElimination(std::size_t n, double overhead, int resu
     bool consistent = true;
     std::size_t redundant = 0;
     for (std::uint64_t h : two.sorted) {
-      const auto result = result_bits > 0
-                              ? static_cast<std::uint32_t>(static_detail::FingerprintOf(h, result_bits))
-                              : std::uint32_t{0};
-      const auto done = one.Insert(ReduceRange(h, starts), ribbon_detail::CoefficientsOf<Row>(h), result);
+      const auto done = one.Insert(ReduceRange(h, starts), ribbon_detail::CoefficientsOf<Row>(h),
+                                   one.ResultOf(h, result_bits));
       if (done.outcome == decltype(one)::Outcome::kInconsistent) consistent = false;
       redundant += done.outcome == decltype(one)::Outcome::kRedundant;
     }
@@ -155,9 +153,7 @@ void ExpectTwoChainBandingIsElimination(std::size_t n, double overhead, int resu
     }
     for (std::uint64_t h : two.sorted) {
       Row c = ribbon_detail::CoefficientsOf<Row>(h);
-      std::uint32_t result = result_bits > 0
-                                 ? static_cast<std::uint32_t>(static_detail::FingerprintOf(h, result_bits))
-                                 : std::uint32_t{0};
+      std::uint32_t result = two.ResultOf(h, result_bits);
       ASSERT_EQ(two.Reduce(ReduceRange(h, starts), c, result).outcome,
                 decltype(two)::Outcome::kRedundant)
           << "a key's equation is not implied by the pivots, seed " << seed;
