@@ -148,13 +148,17 @@ std::optional<std::uint64_t> SlurmMemoryBytes(const Environment& env) {
   return megabytes << 20;
 }
 
-std::optional<AvailableMemory> AvailableMemoryForRun(const Environment& env) {
+std::optional<AvailableMemory> CapBySlurmAllocation(std::optional<AvailableMemory> machine,
+                                                    const Environment& env) {
   const std::optional<std::uint64_t> slurm = SlurmMemoryBytes(env);
-  std::optional<AvailableMemory> available = AvailableMemoryBytes();
-  if (slurm && (!available || *slurm < available->bytes)) {
-    available = AvailableMemory{*slurm, "the Slurm job's SLURM_MEM_PER_NODE"};
+  if (slurm && (!machine || *slurm < machine->bytes)) {
+    return AvailableMemory{*slurm, "the Slurm job's SLURM_MEM_PER_NODE"};
   }
-  return available;
+  return machine;
+}
+
+std::optional<AvailableMemory> AvailableMemoryForRun(const Environment& env) {
+  return CapBySlurmAllocation(AvailableMemoryBytes(), env);
 }
 
 }  // namespace amq

@@ -60,4 +60,9 @@ std::optional<std::uint64_t> SlurmMemoryBytes(const Environment& env = ProcessEn
 // even on a node with more free. Throws as SlurmMemoryBytes does.
 std::optional<AvailableMemory> AvailableMemoryForRun(const Environment& env = ProcessEnvironment);
 
+// The cap itself, given the machine's figure: AvailableMemoryForRun reads MemAvailable, which
+// moves from one read to the next, so tests state the machine's figure here instead.
+std::optional<AvailableMemory> CapBySlurmAllocation(std::optional<AvailableMemory> machine,
+                                                    const Environment& env);
+
 }  // namespace amq

@@ -148,11 +148,23 @@ TEST(SlurmMemory, CapsTheMemoryAvailable) {
   ASSERT_TRUE(one_megabyte);
   EXPECT_EQ(one_megabyte->bytes, 1u << 20);
   EXPECT_NE(one_megabyte->source.find("SLURM_MEM_PER_NODE"), std::string::npos);
-  const std::optional<AvailableMemory> machine = AvailableMemoryBytes();
-  const std::optional<AvailableMemory> huge = AvailableMemoryForRun(From({{"SLURM_MEM_PER_NODE", "1000000000"}}));
-  if (machine) {
-    EXPECT_EQ(huge->bytes, machine->bytes) << "an allocation above what the machine has is not the limit";
-  }
+  // The machine's figure is stated, not read: MemAvailable moves between two reads while
+  // other tests run.
+  const AvailableMemory machine{8ull << 30, "MemAvailable"};
+  const std::optional<AvailableMemory> huge =
+      CapBySlurmAllocation(machine, From({{"SLURM_MEM_PER_NODE", "1000000000"}}));
+  ASSERT_TRUE(huge);
+  EXPECT_EQ(huge->bytes, machine.bytes) << "an allocation above what the machine has is not the limit";
+  EXPECT_EQ(huge->source, "MemAvailable");
+  const std::optional<AvailableMemory> smaller = CapBySlurmAllocation(machine, From({{"SLURM_MEM_PER_NODE", "4096"}}));
+  ASSERT_TRUE(smaller);
+  EXPECT_EQ(smaller->bytes, 4096ull << 20);
+  EXPECT_EQ(CapBySlurmAllocation(machine, From({}))->bytes, machine.bytes) << "no allocation: the machine's";
+  const std::optional<AvailableMemory> unknown_machine =
+      CapBySlurmAllocation(std::nullopt, From({{"SLURM_MEM_PER_NODE", "2048"}}));
+  ASSERT_TRUE(unknown_machine) << "the allocation alone is still a limit";
+  EXPECT_EQ(unknown_machine->bytes, 2048ull << 20);
+  EXPECT_FALSE(CapBySlurmAllocation(std::nullopt, From({})));
 }
 
 }  // namespace
