@@ -577,7 +577,8 @@ class Vqf {
     return ((std::uint64_t{1} << end) - 1) & (~std::uint64_t{0} << start);
   }
 
-  // Nonzero when bucket q of the block holds tag.
+  // Nonzero when bucket q of the block holds tag: on the AVX-512 path the bit of every slot of
+  // the bucket holding it, on the portable path 1.
   static std::uint64_t BucketMatches(const Block& block, int q, Tag tag) {
 #ifdef AMQ_VQF_HAVE_AVX512
     if constexpr (kPath == VqfPath::kAvx512) {
@@ -699,12 +700,12 @@ class Vqf {
   static bool EraseFromBlock(Block& block, int q, Tag tag) {
     const std::uint64_t found = BucketMatches(block, q, tag);
     if (found == 0) return false;
-    int start, end;
-    BucketSlots(block, q, start, end);
-    int slot = start;
+    int slot;
     if constexpr (kPath == VqfPath::kAvx512) {
       slot = std::countr_zero(found);  // the mask's lowest set bit is the first match
     } else {
+      int end;
+      BucketSlots(block, q, slot, end);  // the portable answer is 0 or 1: find the slot
       while (block.tags[slot] != tag) ++slot;
     }
     const int fill = Occupancy(block);
