@@ -265,6 +265,15 @@ struct Banding {
   // 1 eliminated against the pivot there. When the row is stored or vanishes the chain takes
   // its next key (live = false when there is none). False when the row vanished with a
   // nonzero result: the equations are inconsistent.
+  //
+  // This is Reduce's loop body written out again, on purpose. One helper for both (a step that
+  // says whether the row goes on and, if not, how it ended) cost more instructions a key in the
+  // portable build, which CI's instruction baseline judges: under callgrind at n = 20,000,
+  // ribbon64 284.9 -> 292.8, homog_ribbon64 433.7 -> 451.3, bumped_ribbon 669.8 -> 692.1, and
+  // bumped_ribbon's portable build took 1.04 of the time (6 alternating runs, 2026-12-05). With
+  // -march=native the w = 64 builds took 0.94-0.95 of the time (the same steps in the same
+  // order, compiled differently; valgrind cannot count that build's AVX-512 instructions), but
+  // the copy is what CI can judge.
   bool Step(Chain& ch, bool& live, std::uint64_t starts, int result_bits) {
     const Row pivot = rows[ch.i];
     if (pivot == 0) {
