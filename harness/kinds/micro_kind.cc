@@ -56,9 +56,9 @@ class MicroPlan : public ExperimentPlan {
     const double min_time = p_.min_time > 0 ? p_.min_time : 0.5;
     double per_benchmark = 0;
     for (std::size_t n : KeyCounts()) per_benchmark += 1e7 * (min_time + 0.1) + 1.5 * double(n);
-    // Per filter: build or insert warm and cold, two queries inlined and two out of line, and
-    // (batched filters) two batched.
-    const double per_filter = p_.operations.empty() ? 7.0 : double(p_.operations.size());
+    // Per filter: build or insert warm and cold, erase (filters that erase), two queries
+    // inlined and two out of line, and (batched filters) two batched.
+    const double per_filter = p_.operations.empty() ? 8.0 : double(p_.operations.size());
     const double benchmarks = per_filter * double(p_.filters.size()) + 20.0 * double(p_.benchmarks.size());
     cell.cost = per_benchmark * benchmarks * p_.repetitions;
     cell.label = "amqbench_micro (" + p_.build + ")";

@@ -32,7 +32,7 @@ std::unique_ptr<ExperimentPlan> MakeMicroPlan(const MicroParams& params);
 
 // The operations amqbench_micro times per filter (harness/micro_bench/micro_bench.cc says what each is).
 inline constexpr std::string_view kMicroOperations[] = {
-    "insert", "build", "insert_cold", "build_cold", "query_present", "query_absent",
+    "insert", "build", "insert_cold", "build_cold", "erase", "query_present", "query_absent",
     "query_present_noinline", "query_absent_noinline", "query_present_batched", "query_absent_batched",
     "random_lines", "random_lines_hashed"};
 std::string MicroOperationsText();  // "insert, build, ..."

@@ -6,6 +6,9 @@
 //                            below n = 2^17, several filters an iteration (BuildsPerIteration)
 //   insert_cold | build_cold cold: the table allocated, zeroed and faulted in inside the timed
 //                            region, as FastFilter's single pass times it
+//   erase                    filters that erase (ErasableFilter): every key erased, in insert
+//                            order, from tables filled with them outside the timed region (see
+//                            BM_Erase)
 //   query_present | query_absent                  one contains() per key, inlined into the loop
 //   query_present_noinline | query_absent_noinline the same through a call that is not inlined,
 //                            as FastFilter's benchmark calls its Contain: the like-for-like pair
@@ -112,6 +115,15 @@ bool InsertIntoEach(std::vector<F>& tables, std::span<const std::uint64_t> keys)
   return failed.empty();
 }
 
+// Erases the keys from each of the tables; false when any erase was refused.
+template <class F>
+  requires DynamicFilter<F> && ErasableFilter<F>
+bool EraseFromEach(std::vector<F>& tables, std::span<const std::uint64_t> keys) {
+  bool every_key_erased = true;
+  for (F& table : tables) every_key_erased &= EraseAll(table, keys) == keys.size();
+  return every_key_erased;
+}
+
 // Builds `builds` static filters of the keys into `filters` (capacity reserved beforehand, so
 // each build is moved into place, never reallocated).
 template <Filter F>
@@ -161,6 +173,37 @@ void BM_Build(benchmark::State& state) {
         break;
       }
       state.ResumeTiming();
+    }
+  }
+  ReportBuilds(state, n, builds);
+}
+
+// Erase every key from tables that hold them all: full to empty, as the VQF and Morton papers
+// time deletions. The tables are filled outside the timed region, with the same pause and
+// resume as BM_Build's inserts, and the keys are erased in the order they went in (random keys,
+// so random blocks). Every erase must be accepted: a held key's refused erase is a lost key.
+template <class F>
+  requires DynamicFilter<F> && ErasableFilter<F>
+void BM_Erase(benchmark::State& state) {
+  const std::size_t n = static_cast<std::size_t>(state.range(0));
+  const std::size_t builds = BuildsPerIteration(n);
+  const auto keys = Members(n);
+  const FilterParams params = MicroFilterParams(n, MicroSizingOf<F>());
+  std::vector<F> filters;
+  for (auto _ : state) {
+    state.PauseTiming();
+    filters.clear();  // free the last pass's tables outside the timed region
+    FreshTables(filters, builds, params);
+    if (!InsertIntoEach(filters, keys)) {
+      state.SkipWithError("an insert was refused: the table cannot hold n keys at this load");
+      break;
+    }
+    state.ResumeTiming();
+    const bool every_key_erased = EraseFromEach(filters, keys);
+    if (!every_key_erased) {
+      state.PauseTiming();
+      state.SkipWithError("an erase of a key the filter holds was refused: a lost key");
+      break;
     }
   }
   ReportBuilds(state, n, builds);
@@ -353,6 +396,7 @@ void RegisterAtEveryN() {
     at("query_present_noinline", [](benchmark::State& s) { BM_Query<F, QueryLoop::kOutOfLine>(s, true); });
     at("query_absent_noinline", [](benchmark::State& s) { BM_Query<F, QueryLoop::kOutOfLine>(s, false); });
     at(StaticFilter<F> ? "build_cold" : "insert_cold", BM_BuildCold<F>);
+    if constexpr (DynamicFilter<F> && ErasableFilter<F>) at("erase", BM_Erase<F>);
     if constexpr (BatchedFilter<F>) {
       at("query_present_batched", [](benchmark::State& s) { BM_Query<F, QueryLoop::kBatched>(s, true); });
       at("query_absent_batched", [](benchmark::State& s) { BM_Query<F, QueryLoop::kBatched>(s, false); });

@@ -111,6 +111,10 @@ TEST(MicroKeys, AListGivesOneBenchmarkPerFilterOperationAndN) {
       EXPECT_TRUE(by_base.count(std::string(f.name) + "/" + op)) << f.name << "/" << op;
     }
   }
+  // A filter that erases has its erase benchmark; one that cannot has none.
+  for (const FilterEntry& f : Registry()) {
+    EXPECT_EQ(by_base.count(std::string(f.name) + "/erase"), f.dynamic && f.erasable ? 1u : 0u) << f.name;
+  }
   // A filter with contains_many has its batched twins beside the one-at-a-time lookups.
   EXPECT_TRUE(by_base.count("cuckoo12/query_present_batched"));
   EXPECT_TRUE(by_base.count("cuckoo12/query_absent_batched"));
@@ -118,20 +122,45 @@ TEST(MicroKeys, AListGivesOneBenchmarkPerFilterOperationAndN) {
   EXPECT_EQ(overhead, 2) << "the empty iteration and the pause and resume, once each";
 }
 
+// The benchmarks `p` selects, run briefly at the n of `keys` as JSON: each must run without an
+// error and report a time per key. Adds their names to `names`; the run's JSON, or nullopt when
+// it failed.
+std::optional<nlohmann::json> RunSelected(const MicroParams& p, const std::string& keys,
+                                          std::set<std::string>& names) {
+  const MicroRun run = RunMicro("--keys=" + keys + " --benchmark_filter='" + MicroBenchmarkFilter(p) +
+                                "' --benchmark_min_time=0.001 --benchmark_format=json");
+  EXPECT_EQ(run.status, 0);
+  if (run.status != 0) return std::nullopt;
+  nlohmann::json doc = nlohmann::json::parse(run.out);
+  for (const auto& b : doc["benchmarks"]) {
+    names.insert(b["name"].get<std::string>());
+    EXPECT_FALSE(b.contains("error_occurred") && b["error_occurred"].get<bool>())
+        << b["name"] << ": " << b.value("error_message", "");
+    EXPECT_GT(b.value("ns_per_key", 0.0), 0) << b["name"];
+  }
+  return doc;
+}
+
+// The erase benchmark empties tables that hold every key: every erase is accepted (a refused
+// one is a lost key, reported as the benchmark's error) and the time is per key erased.
+TEST(MicroErase, EveryKeyIsErasedFromFullTables) {
+  MicroParams p;
+  p.filters = {"cuckoo12", "vqf8", "morton", "rsqf", "counting_bloom"};
+  p.operations = {"erase"};
+  std::set<std::string> names;
+  ASSERT_TRUE(RunSelected(p, "1024,65536", names));
+  EXPECT_EQ(names.size(), 10u) << "five filters at two n";
+  EXPECT_TRUE(names.count("vqf8/erase/n:65536/real_time"));
+}
+
 TEST(MicroKeys, EachBenchmarkRunsAtItsNAndTheContextSaysWhich) {
   MicroParams p;
   p.filters = {"bloom"};
   p.operations = {"insert", "query_present", "query_absent"};
-  const MicroRun run = RunMicro("--keys=1024,2048 --benchmark_filter='" + MicroBenchmarkFilter(p) +
-                                "' --benchmark_min_time=0.001 --benchmark_format=json");
-  ASSERT_EQ(run.status, 0);
-  const nlohmann::json doc = nlohmann::json::parse(run.out);
   std::set<std::string> names;
-  for (const auto& b : doc["benchmarks"]) {
-    names.insert(b["name"].get<std::string>());
-    EXPECT_GT(b["ns_per_key"].get<double>(), 0) << b["name"];
-    EXPECT_FALSE(b.contains("error_occurred") && b["error_occurred"].get<bool>()) << b["name"];
-  }
+  const std::optional<nlohmann::json> run = RunSelected(p, "1024,2048", names);
+  ASSERT_TRUE(run);
+  const nlohmann::json& doc = *run;
   const std::set<std::string> expected = {
       "bloom/insert/n:1024/real_time",        "bloom/insert/n:2048/real_time",
       "bloom/query_present/n:1024/real_time", "bloom/query_present/n:2048/real_time",
