@@ -87,7 +87,7 @@ def test_claims_take_like_for_like_checks_and_set_the_others_aside(tmp_path):
     build = judged["overall build times faster than those of the vector quotient filter and cuckoo filter"]
     assert build.verdict == stats.NOT_MEASURED and len(build.set_aside) == 2
     assert all(check.verdict == stats.REPRODUCED for check, _ in build.set_aside)
-    # The erases are the -march=native micro-benchmarks' (full to empty, as the paper deletes):
+    # The erases are the -march=native micro-benchmarks' (full to empty):
     # 0.90× [0.81, 1.00], inside "similar" (0.8-1.25), decides the claim.
     deletion = judged["similar deletion performance as the cuckoo filter"]
     assert deletion.verdict == stats.REPRODUCED and not deletion.set_aside

@@ -178,10 +178,11 @@ void BM_Build(benchmark::State& state) {
   ReportBuilds(state, n, builds);
 }
 
-// Erase every key from tables that hold them all: full to empty, as the VQF and Morton papers
-// time deletions. The tables are filled outside the timed region, with the same pause and
-// resume as BM_Build's inserts, and the keys are erased in the order they went in (random keys,
-// so random blocks). Every erase must be accepted: a held key's refused erase is a lost key.
+// Erase every key from tables that hold them all: full to empty, so the time is the mean over
+// every load the table passes through as it empties. The tables are filled outside the timed
+// region, with the same pause and resume as BM_Build's inserts, and the keys are erased in the
+// order they went in (random keys, so random blocks). Every erase must be accepted: a held
+// key's refused erase is a lost key.
 template <class F>
   requires DynamicFilter<F> && ErasableFilter<F>
 void BM_Erase(benchmark::State& state) {

@@ -6,7 +6,7 @@ allow (stats.ratio_spread), judged by stats.verdict_range against the range the 
 
 - insert, lookup and (for the VQF) erase speed from the -march=native micro-benchmarks at
   n = 10^6 (the papers' VQF compares blocks with SIMD, which only that build compiles in; both
-  filters of a ratio inlined; erase empties a full table, as the VQF paper deletes);
+  filters of a ratio inlined; erase empties a full table);
 - the Morton filter's erase speed and the decline as the filter fills from the fill_step
   experiment (portable build: neither Morton nor cuckoo has a SIMD path), the mean ns per
   operation over the whole fill;
