@@ -4,7 +4,6 @@ verdict against the paper's figure, and the claims they decide or are set aside 
 import math
 
 import pandas as pd
-import pytest
 
 import claims
 import stats

@@ -162,8 +162,8 @@ OVERHEAD_SUITE = "overhead"
 NEGLIGIBLE_SHARE = 0.01
 UNIT_NS = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
 # A build, insert or erase benchmark pauses and resumes the timers once or twice per iteration
-# (twice: a cold static build, a quotient insert band, an erase, which fills its tables untimed);
-# the others run a plain loop.
+# (twice: a cold static build, a quotient insert band; once: an erase, around the untimed fill
+# of its tables); the others run a plain loop.
 PAUSED_OPERATIONS = ("insert", "build", "erase")
 
 
