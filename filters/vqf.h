@@ -18,11 +18,12 @@
 // Hashing. One 64-bit hash h of the key: block b1 = the top 32 bits scaled to the block count,
 // tag = the low r bits, bucket = bits 16..31 scaled to b. The second block is derived from the
 // first and the fingerprint (bucket, tag): b2 = (g(bucket, tag) - b1) mod blocks, g a 32-bit
-// multiplicative (Fibonacci) hash scaled to the block count. The map b1 -> b2 is an involution, so two keys
-// with the same fingerprint and a block in common have the same two blocks, and erase may remove
-// either copy of a fingerprint (as partial-key cuckoo hashing does for its buckets). An
-// additive offset b1 + g would not be: a copy erased from a shared block could belong to a key
-// whose other block is a third one. b2 = b1 happens for about one key in blocks (one choice).
+// multiplicative (Fibonacci) hash scaled to the block count. The map b1 -> b2 is an involution,
+// so two keys with the same fingerprint and a block in common have the same two blocks, and
+// erase may remove either copy of a fingerprint (as partial-key cuckoo hashing does for its
+// buckets). An additive offset b1 + g would not be: a copy erased from a shared block could
+// belong to a key whose other block is a third one. b2 = b1 happens for about one key in blocks
+// (one choice).
 //
 // Insert (power of two choices, as in the paper): read both blocks' occupancies and put the
 // tag into the less full one (the first on a tie), at the end of its bucket: a 0 is inserted
@@ -41,10 +42,9 @@
 // below the cap is about one in 10^4 or rarer, and counts it (vqf_refused_inserts). vqf16 has
 // none: its 28-slot blocks lose more (with a three-quarter shortcut, first refusals at
 // 0.904-0.910 against a 0.90 cap, and 11 of 2,000 tables of n = 10^4 refusing a key below the
-// cap). At n = 10^6 (-march=native) the
-// shortcut took vqf8 inserts from 24.7 to 21.4 ns in a plain insert loop, and with the
-// branch-free metadata shift below, amqbench_micro's from 23.7 to 17.6 ns (medians of three
-// alternating runs).
+// cap). At n = 10^6 (-march=native) the shortcut took vqf8 inserts from 24.7 to 21.4 ns in a
+// plain insert loop, and with the branch-free metadata shift below, amqbench_micro's from 23.7
+// to 17.6 ns (medians of three alternating runs).
 //
 // Lookup: the tag compared with the tags of the bucket in both blocks. On the AVX-512 path a
 // block whose 48 (28) tag lanes hold no copy of the tag at all answers no before its bucket's
@@ -60,8 +60,11 @@
 // mixed 12.2 (-march=native, out of line, 2026-12-05): about 1.5 ns a lookup goes to the
 // mispredictions, which resolve only when the first line arrives. Comparing both lines before
 // branching (the wrong branches then go) made every member wait for the second line: 12.0 ns
-// for the first-block members. Erase removes one matching tag from the first block that has
-// one (as a cuckoo filter, a key never inserted may remove a colliding key's tag).
+// for the first-block members; with both blocks' bucket masks computed and no branch at all,
+// 16.1-16.4 ns for members and 16.2-16.4 for absent keys, against 12.2-12.4 and 13.0-13.2 with
+// the branch (one process, two runs of 11 rounds, 2026-12-05). Erase removes one matching tag
+// from the first block that has one (as a cuckoo filter, a key never inserted may remove a
+// colliding key's tag).
 //
 // Theory. A lookup of a non-member compares its tag with every tag in bucket q of its two
 // blocks. At load alpha (tags / (s * blocks)) a block holds alpha s tags over b buckets, so each
@@ -164,6 +167,17 @@ struct Geometry<16> {
   static constexpr double kMaxLoad = 0.90;
   static constexpr int kShortcutFill = -1;  // none (see Insert above)
 };
+
+// How the AVX-512 path finds the rank in a vqf8 block's window (Vqf::BucketWindow). kBzhi: the
+// ones below bit q counted with BZHI (the high word's index clamped at 0) and taken from q.
+// kMaskRow: the zeros below q counted directly, each metadata word ANDN q's row of a table of
+// masks (Vqf::kBitsBelow, 80 x 16 bytes), with no clamp and no subtract. contains() takes
+// kMaskRow: its out-of-line member lookups took 0.96 [0.94-0.98] of kBzhi's time (amqbench ab,
+// 10 rounds, n = 10^6, -march=native), and in one process against FastFilter's VQF 0.94 of its
+// time (3 runs of 11 rounds) where kBzhi gave 0.97-0.98 (6 runs; 2026-12-05). The rest keep
+// kBzhi: a table in insert took 1.04 of its time (one process, 3 runs), and in contains_many
+// absent keys took 1.09 (amqbench ab, 2 x 10 rounds).
+enum class WindowRank { kBzhi, kMaskRow };
 
 // The paper's formulas (see the header comment).
 inline double Fpr(int tag_bits, int slots, int buckets, double load) {
@@ -334,7 +348,7 @@ class Vqf {
       // (0.96-0.97). contains_many has its lines prefetched by the pipeline already.
       __builtin_prefetch(&blocks_[l.second]);
     }
-    return EitherBucketMatches(l);
+    return EitherBucketMatches<vqf_detail::WindowRank::kMaskRow>(l);
   }
 
   std::size_t contains_many(std::span<const std::uint64_t> keys, std::span<std::uint8_t> out) const {
@@ -407,11 +421,13 @@ class Vqf {
   // and absent keys alike. Without it (vqf16) a member is in either block about as often, so no
   // branch depends on which: both lines are compared, and the one branch is whether either
   // holds the tag anywhere (no for almost every absent key, yes for every member).
+  template <vqf_detail::WindowRank kRank = vqf_detail::WindowRank::kBzhi>
   bool EitherBucketMatches(const Location& l) const {
     const Block& first = blocks_[l.first];
     const Block& second = blocks_[l.second];
     if constexpr (kShortcutFill >= 0) {
-      return BucketMatches(first, l.bucket, l.tag) != 0 || BucketMatches(second, l.bucket, l.tag) != 0;
+      return BucketMatches<kRank>(first, l.bucket, l.tag) != 0 ||
+             BucketMatches<kRank>(second, l.bucket, l.tag) != 0;
     } else {
 #ifdef AMQ_VQF_HAVE_AVX512
       if constexpr (kPath == VqfPath::kAvx512) {
@@ -522,9 +538,22 @@ class Vqf {
     start = 64 - std::countl_zero(window & ((std::uint64_t{1} << end) - 1));
   }
 
+#ifdef AMQ_VQF_HAVE_AVX512
+  // Row q: the two metadata words' bits below bit q.
+  static constexpr auto kBitsBelow = [] {
+    std::array<std::array<std::uint64_t, 2>, kBuckets> masks{};
+    for (int q = 0; q < kBuckets; ++q) {
+      masks[q][0] = q >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << q) - 1;
+      masks[q][1] = q <= 64 ? 0 : (std::uint64_t{1} << (q - 64)) - 1;
+    }
+    return masks;
+  }();
+#endif
+
   // The metadata from bit q up, and the rank of bucket q's closing one in it (the window's
   // (rank+1)-th one): BucketSlots' first half, and all BucketMask needs. Only the bits up to
   // that closing one are the callers' concern (it lies at most s bits above q).
+  template <vqf_detail::WindowRank kRank = vqf_detail::WindowRank::kBzhi>
   static std::uint64_t BucketWindow(const Block& block, int q, int& rank) {
 #ifdef AMQ_VQF_HAVE_AVX512
     if constexpr (kPath == VqfPath::kAvx512 && kMetadataWords == 2) {
@@ -537,12 +566,20 @@ class Vqf {
       // vqf8 member lookups at n = 10^6 (-march=native, out of line, one process, against
       // FastFilter's VQF): 1.03 of its time against 1.05 with the branch (2 runs of 11 rounds,
       // medians of per-round ratios, 2026-12-05).
-      const unsigned high_index = q >= 64 ? static_cast<unsigned>(q - 64) : 0u;
-      const int below = std::popcount(_bzhi_u64(block.metadata[0], static_cast<unsigned>(q))) +
-                        std::popcount(_bzhi_u64(block.metadata[1], high_index));
+      // The rank is the number of zeros below bit q (the tags of the buckets before it):
+      // kMaskRow counts them with ANDN against q's row of masks (see WindowRank).
+      if constexpr (kRank == vqf_detail::WindowRank::kMaskRow) {
+        const std::array<std::uint64_t, 2>& below = kBitsBelow[q];
+        rank = std::popcount(~block.metadata[0] & below[0]) +
+               std::popcount(~block.metadata[1] & below[1]);
+      } else {
+        const unsigned high_index = q >= 64 ? static_cast<unsigned>(q - 64) : 0u;
+        const int below = std::popcount(_bzhi_u64(block.metadata[0], static_cast<unsigned>(q))) +
+                          std::popcount(_bzhi_u64(block.metadata[1], high_index));
+        rank = q - below;
+      }
       std::uint64_t bytes;
       std::memcpy(&bytes, reinterpret_cast<const unsigned char*>(&block) + (q >> 3), sizeof bytes);
-      rank = q - below;
       return bytes >> (q & 7);
     }
 #endif
@@ -579,12 +616,13 @@ class Vqf {
 
   // Nonzero when bucket q of the block holds tag: on the AVX-512 path the bit of every slot of
   // the bucket holding it, on the portable path 1.
+  template <vqf_detail::WindowRank kRank = vqf_detail::WindowRank::kBzhi>
   static std::uint64_t BucketMatches(const Block& block, int q, Tag tag) {
 #ifdef AMQ_VQF_HAVE_AVX512
     if constexpr (kPath == VqfPath::kAvx512) {
       const std::uint64_t equal = SlotsEqualTo(block, tag);
       if (equal == 0) return 0;
-      return equal & BucketMask(block, q);
+      return equal & BucketMask<kRank>(block, q);
     }
 #endif
     int start, end;
@@ -600,11 +638,12 @@ class Vqf {
   // (rank+1)-th one is the bit above bucket q - 1's closing one, or bit 0 when that one lies
   // below the window. The shift drops only bit 63, above every slot. Two pdeps and a subtract
   // in place of a select, a leading-zero count and two masks.
+  template <vqf_detail::WindowRank kRank = vqf_detail::WindowRank::kBzhi>
   static std::uint64_t BucketMask(const Block& block, int q) {
 #ifdef AMQ_VQF_HAVE_AVX512
     if constexpr (kPath == VqfPath::kAvx512) {
       int rank;
-      const std::uint64_t window = BucketWindow(block, q, rank);
+      const std::uint64_t window = BucketWindow<kRank>(block, q, rank);
       const std::uint64_t bit = std::uint64_t{1} << rank;
       return _pdep_u64(bit, window) - _pdep_u64(bit, (window << 1) | 1);
     }
