@@ -87,16 +87,18 @@ void ReportPerKey(benchmark::State& state, std::size_t keys) {
 // times were the same with 2^16 and 2^17 keys a pass (bloom 5.5, blocked_bloom 4.4, cuckoo12
 // 4.1 ns); at 2^18 the tables leave L2 (blocked_bloom's native inserts went from 1.9 to 3.3 ns
 // a key). ns_per_key divides by every key built; builds_per_iteration says how many filters an
-// iteration built.
+// iteration built (the erase benchmark's tables_emptied_per_iteration, how many it emptied).
 constexpr std::size_t kKeysPerBuildIteration = std::size_t{1} << 17;
 
 std::size_t BuildsPerIteration(std::size_t n) {
   return std::max<std::size_t>(1, kKeysPerBuildIteration / std::max<std::size_t>(n, 1));
 }
 
-void ReportBuilds(benchmark::State& state, std::size_t n, std::size_t builds) {
-  ReportPerKey(state, n * builds);
-  state.counters["builds_per_iteration"] = static_cast<double>(builds);
+// Per key over the `tables` an iteration filled or emptied, n keys each; `counter` records how
+// many.
+void ReportTables(benchmark::State& state, std::size_t n, std::size_t tables, const char* counter) {
+  ReportPerKey(state, n * tables);
+  state.counters[counter] = static_cast<double>(tables);
 }
 
 // Empty tables for the dynamic filters' timed inserts, allocated and zeroed outside the timed
@@ -175,7 +177,7 @@ void BM_Build(benchmark::State& state) {
       state.ResumeTiming();
     }
   }
-  ReportBuilds(state, n, builds);
+  ReportTables(state, n, builds, "builds_per_iteration");
 }
 
 // Erase every key from tables that hold them all: full to empty, so the time is the mean over
@@ -207,7 +209,7 @@ void BM_Erase(benchmark::State& state) {
       break;
     }
   }
-  ReportBuilds(state, n, builds);
+  ReportTables(state, n, builds, "tables_emptied_per_iteration");
 }
 
 // The filter the query benchmarks probe, held between calls: Google Benchmark calls a benchmark
