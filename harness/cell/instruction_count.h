@@ -6,10 +6,11 @@
 //
 // The filter is sized as amqbench_micro sizes it (harness/cell/micro_size.h) and the kernels are
 // harness/cell/kernels.h's, the loops the micro-benchmarks time, each run exactly once over
-// fixed key sets: `keys` members (seed), `queries` of them and `queries` non-members. Key
-// generation, allocation and the false-negative check run outside the instrumentation. After
-// each kernel, CALLGRIND_DUMP_STATS_AT(<operation>) writes a dump named after the operation and
-// zeroes the counters. Without valgrind's headers (AMQ_HAVE_VALGRIND unset) nothing is counted.
+// fixed key sets: `keys` members (seed), `queries` of them and `queries` non-members; last, a
+// filter that erases has every key it took erased. Key generation, allocation and the
+// false-negative check run outside the instrumentation. After each kernel,
+// CALLGRIND_DUMP_STATS_AT(<operation>) writes a dump named after the operation and zeroes the
+// counters. Without valgrind's headers (AMQ_HAVE_VALGRIND unset) nothing is counted.
 #pragma once
 
 #include <algorithm>
@@ -118,6 +119,20 @@ InstructionOutcome CountInstructions(const InstructionRun& run) {
     Counted("query_absent_batched", [&] { false_positives = CountContainedBatched(*filter, absent, answers); });
     KeepAlive(false_positives);
     out.kernels.push_back({"query_absent_batched", absent.size()});
+  }
+  if constexpr (DynamicFilter<F> && ErasableFilter<F>) {
+    // Every key the filter took, erased in the order they went in, full to empty (as
+    // amqbench_micro's erase benchmark does). A held key whose erase is refused is a lost key,
+    // counted with the false negatives.
+    std::vector<std::uint64_t> taken;
+    taken.reserve(members.size());
+    for (std::size_t i = 0; i < members.size(); ++i) {
+      if (!refused[i]) taken.push_back(members[i]);
+    }
+    std::size_t erased = 0;
+    Counted("erase", [&] { erased = EraseAll(*filter, taken); });
+    out.false_negatives += taken.size() - erased;
+    out.kernels.push_back({"erase", taken.size()});
   }
   return out;
 }
