@@ -36,10 +36,10 @@ def test_morton_erases_are_the_native_micro_benchmarks(tmp_path):
     # popcounts are library calls: the claim is judged on the -march=native erases only.
     rs, steps, cells = frames(tmp_path, ["cuckoo12", "morton"])
     judge = dynamic_papers.Judge(rs, None)
-    dynamic_papers.morton_checks(judge, None, steps, cells, None)
+    dynamic_papers.morton_checks(judge, None, cells, None)
     assert not any("erase" in c.evidence for c in rs.checks)
     summary = native({("cuckoo12", "erase"): (20.0, 19.8, 20.2), ("morton", "erase"): (10.0, 9.8, 10.2)})
-    dynamic_papers.morton_checks(judge, summary, steps, cells, None)
+    dynamic_papers.morton_checks(judge, summary, cells, None)
     deletion = check_of(rs, "cuckoo12 ÷ morton erase ns")
     # 2.00× [1.94, 2.06]: past 1.6 by more than twice its 10%, but a speed-up, as claimed: partly.
     assert deletion.evidence.startswith("cuckoo12 ÷ morton erase ns 2.00× [1.94, 2.06] (n = 10^6, -march=native")
@@ -70,7 +70,7 @@ def test_morton_space_is_moved_to_the_cuckoo_filters_fpr(tmp_path):
     cells.loc[cells["filter"] == "morton", ["bits_per_key", "fpr", "fpr_ci_low", "fpr_ci_high"]] = [11.0, 0.004, 0.0035, 0.0045]
     cells.loc[cells["filter"] == "cuckoo12", ["bits_per_key", "fpr"]] = [12.0, 0.002]
     judge = dynamic_papers.Judge(rs, None)
-    dynamic_papers.morton_checks(judge, None, steps, cells, None)
+    dynamic_papers.morton_checks(judge, None, cells, None)
     space = next(c for c in rs.checks if "slightly less space" in c.claim)
     # 11 bits at 0.4% are 12 bits at 0.2%: ratio 1.0, the top of "comparable to slightly less".
     assert space.evidence.startswith("morton ÷ cuckoo12 bits/key at cuckoo12's FPR 1.00×")
